@@ -1,0 +1,210 @@
+// Comm-thread loop: drain JS commands, progress the transport, publish one batch, then back off.
+// Back-off: poll again at once while things happen; when idle, sleep 1, 2, 4 ... up to
+// TTG_COMM_IDLE_US (default 50) microseconds on a condvar that a JS enqueue signals, so sends
+// start immediately and an idle rank costs a few percent of a core, not a whole one.
+#include "comm_thread.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <stdexcept>
+#include <string>
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+namespace ttg {
+namespace {
+
+// MPI may be initialised once per process; a second start after MPI_Finalize must fail clearly.
+bool g_mpi_finalized = false;
+
+Arrival error_arrival(const std::string& what) {
+  Arrival a;
+  a.kind = Arrival::Kind::Error;
+  a.message = what;
+  return a;
+}
+
+unsigned idle_us_from_env() {
+  const char* v = std::getenv("TTG_COMM_IDLE_US");
+  if (v == nullptr) return 50;
+  const long n = std::strtol(v, nullptr, 10);
+  return n > 0 && n < 1000000 ? static_cast<unsigned>(n) : 50;
+}
+
+}  // namespace
+
+void CommThread::start(bool use_mpi, Wake wake) {
+  if (running()) throw std::logic_error("ttg_native: the comm thread is already running");
+  if (use_mpi && g_mpi_finalized) {
+    throw std::runtime_error("ttg_native: MPI was finalized in this process and cannot be started again");
+  }
+  wake_ = std::move(wake);
+  max_idle_us_ = idle_us_from_env();
+  stats.reset();
+  std::promise<void> ready;
+  std::future<void> up = ready.get_future();
+  thread_ = std::thread([this, use_mpi, &ready] {
+#ifdef __linux__
+    // Default timer slack (50 us) would stretch every short back-off sleep.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+#endif
+    try {
+#if TTG_HAVE_MPI
+      transport_ = use_mpi ? make_mpi_transport(stats) : make_loopback_transport(stats);
+#else
+      (void)use_mpi;
+      transport_ = make_loopback_transport(stats);
+#endif
+      rank_ = transport_->rank();
+      size_ = transport_->size();
+      uses_mpi_ = transport_->uses_mpi();
+    } catch (...) {
+      ready.set_exception(std::current_exception());
+      return;
+    }
+    ready.set_value();
+    run(use_mpi);
+  });
+  try {
+    up.get();
+  } catch (...) {
+    thread_.join();
+    throw;
+  }
+}
+
+void CommThread::run(bool use_mpi) {
+  unsigned sleep_us = 0;
+  for (;;) {
+    std::vector<SendCmd> sends;
+    std::vector<RecvCmd> recvs;
+    std::vector<CollCmd> colls;
+    bool stop = false;
+    {
+      std::lock_guard<std::mutex> lk(in_mu_);
+      sends.swap(sends_);
+      recvs.swap(recvs_);
+      colls.swap(colls_);
+      stop = stop_;
+      if (abort_) transport_->abort(abort_code_);
+    }
+    Batch b;
+    bool active = !sends.empty() || !recvs.empty() || !colls.empty();
+    try {
+      for (SendCmd& c : sends) transport_->send(std::move(c), b);
+      for (RecvCmd& c : recvs) transport_->recv(std::move(c), b);
+    } catch (const std::exception& e) {
+      b.arrivals.push_back(error_arrival(e.what()));
+    }
+    for (CollCmd& c : colls) {
+      const std::uint64_t promise = c.promise;
+      try {
+        transport_->collective(std::move(c), b);
+      } catch (const std::exception& e) {
+        b.completions.push_back(Completion{promise, false, {}, e.what()});
+      }
+    }
+    try {
+      active = transport_->progress(b) || active;
+    } catch (const std::exception& e) {
+      b.arrivals.push_back(error_arrival(e.what()));
+    }
+    if (!b.empty()) publish(std::move(b));
+    if (stop) break;
+    if (active) {
+      sleep_us = 0;
+    } else {
+      idle_wait(sleep_us);
+    }
+  }
+  Batch last;
+  try {
+    transport_->shutdown(last);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ttg_native: shutdown: %s\n", e.what());
+  }
+  if (use_mpi) g_mpi_finalized = true;
+  transport_.reset();
+  // No wake: stop() is on the JS thread and takes this batch itself after join().
+  std::lock_guard<std::mutex> lk(out_mu_);
+  outbox_.append(std::move(last));
+}
+
+void CommThread::idle_wait(unsigned& sleep_us) {
+  std::unique_lock<std::mutex> lk(in_mu_);
+  auto has_work = [this] { return stop_ || abort_ || !sends_.empty() || !recvs_.empty() || !colls_.empty(); };
+  if (!transport_->needs_polling()) {
+    in_cv_.wait(lk, has_work);
+    return;
+  }
+  sleep_us = sleep_us == 0 ? 1 : std::min(sleep_us * 2, max_idle_us_);
+  in_cv_.wait_for(lk, std::chrono::microseconds(sleep_us), has_work);
+}
+
+void CommThread::publish(Batch&& b) {
+  {
+    std::lock_guard<std::mutex> lk(out_mu_);
+    outbox_.append(std::move(b));
+  }
+  // One pending wake-up at a time: everything published meanwhile rides in the same batch.
+  if (!wake_pending_.exchange(true) && wake_) wake_();
+}
+
+Batch CommThread::take() {
+  wake_pending_.store(false);
+  Batch b;
+  std::lock_guard<std::mutex> lk(out_mu_);
+  std::swap(b, outbox_);
+  return b;
+}
+
+template <typename Cmd>
+static void push_locked(std::mutex& mu, std::condition_variable& cv, std::vector<Cmd>& q, Cmd&& cmd) {
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    q.push_back(std::move(cmd));
+  }
+  cv.notify_one();
+}
+
+void CommThread::enqueue(SendCmd&& cmd) { push_locked(in_mu_, in_cv_, sends_, std::move(cmd)); }
+void CommThread::enqueue(RecvCmd&& cmd) { push_locked(in_mu_, in_cv_, recvs_, std::move(cmd)); }
+void CommThread::enqueue(CollCmd&& cmd) { push_locked(in_mu_, in_cv_, colls_, std::move(cmd)); }
+
+void CommThread::stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lk(in_mu_);
+    stop_ = true;
+  }
+  in_cv_.notify_one();
+  thread_.join();
+  std::lock_guard<std::mutex> lk(in_mu_);
+  stop_ = false;
+  sends_.clear();
+  recvs_.clear();
+  colls_.clear();
+  wake_ = nullptr;
+}
+
+void CommThread::abort(int code) {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lk(in_mu_);
+      abort_ = true;
+      abort_code_ = code;
+    }
+    in_cv_.notify_one();
+    // MPI_Abort does not return; if the comm thread is stuck, leaving the process still makes
+    // mpirun tear the job down.
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+  }
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+}  // namespace ttg

@@ -1,0 +1,68 @@
+// The one thread that owns the transport (and so MPI). JS enqueues commands and is woken,
+// through `wake`, only when a batch of arrivals/completions is ready; it never polls.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "messages.h"
+#include "transport.h"
+
+namespace ttg {
+
+class CommThread {
+ public:
+  using Wake = std::function<void()>;
+
+  // Starts the thread and blocks until its transport is up (MPI_Init_thread runs there).
+  // Throws what the transport threw. `wake` is called from the comm thread.
+  void start(bool use_mpi, Wake wake);
+  bool running() const { return thread_.joinable(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool uses_mpi() const { return uses_mpi_; }
+
+  void enqueue(SendCmd&& cmd);
+  void enqueue(RecvCmd&& cmd);
+  void enqueue(CollCmd&& cmd);
+
+  // JS thread: everything published since the last call.
+  Batch take();
+  // Joins the thread after the transport's shutdown (MPI_Finalize); idempotent.
+  void stop();
+  // MPI_Abort from the comm thread; falls back to _exit if that thread does not respond.
+  [[noreturn]] void abort(int code);
+
+  Stats stats;
+
+ private:
+  void run(bool use_mpi);
+  void publish(Batch&& b);
+  void idle_wait(unsigned& sleep_us);
+
+  std::thread thread_;
+  std::unique_ptr<Transport> transport_;
+  Wake wake_;
+  int rank_ = 0, size_ = 1;
+  bool uses_mpi_ = false;
+  unsigned max_idle_us_ = 50;
+
+  std::mutex in_mu_;
+  std::condition_variable in_cv_;
+  std::vector<SendCmd> sends_;
+  std::vector<RecvCmd> recvs_;
+  std::vector<CollCmd> colls_;
+  bool stop_ = false;
+  bool abort_ = false;
+  int abort_code_ = 0;
+
+  std::mutex out_mu_;
+  Batch outbox_;
+  std::atomic<bool> wake_pending_{false};
+};
+
+}  // namespace ttg

@@ -1,0 +1,311 @@
+// MPI transport, owned by the comm thread (MPI_Init_thread is called from it, and no other
+// thread touches MPI, so MPI_THREAD_FUNNELED is enough and avoids MULTIPLE's locking).
+//
+// Wire protocol of one active message:
+//   hdr_comm, tag kHeaderTag: envelope = Head, nparts x uint64 size, header bytes (eager; the
+//                             single tag makes MPI's non-overtaking rule keep headers in order)
+//   data_comm, tag = per-destination sequence number: each payload part, in order, sent from
+//                             the JS array's own memory; the receiver posts its receives into
+//                             JS-allocated views only after JS has seen the header.
+// Collectives and the raw ping-pong use a third communicator so they never match user traffic.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "mpi_check.h"
+#include "transport.h"
+
+namespace ttg {
+namespace {
+
+constexpr int kHeaderTag = 1;
+constexpr int kPingTag = 2;
+
+struct Head {
+  std::uint32_t nparts;
+  std::uint32_t header_len;
+  std::int32_t tag;
+  std::uint32_t reserved;
+};
+
+struct PendingSend {
+  std::vector<std::uint8_t> envelope;  // must outlive its MPI_Isend
+  std::vector<MPI_Request> reqs;
+  std::uint64_t pin;
+};
+
+struct PendingRecv {
+  std::uint64_t id;
+  std::vector<MPI_Request> reqs;
+  std::uint64_t pin;
+  std::uint64_t bytes;
+};
+
+struct PendingColl {
+  CollCmd cmd;
+  MPI_Request req;
+};
+
+bool test_all(std::vector<MPI_Request>& reqs) {
+  int done = 0;
+  TTG_CHECK_MPI(MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE));
+  return done != 0;
+}
+
+class MpiTransport final : public Transport {
+ public:
+  explicit MpiTransport(Stats& stats) : stats_(stats) {
+#ifdef OPEN_MPI
+    // Open MPI's plugins expect libmpi's symbols to be global; Node loads addons RTLD_LOCAL.
+    dlopen("libmpi.so.40", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+#endif
+    int provided = 0;
+    TTG_CHECK_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+    if (provided < MPI_THREAD_FUNNELED) {
+      MPI_Finalize();
+      throw std::runtime_error("MPI provides thread level " + std::to_string(provided) +
+                               ", the comm thread needs MPI_THREAD_FUNNELED");
+    }
+    for (MPI_Comm* c : {&hdr_, &data_, &coll_}) {
+      TTG_CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, c));
+      TTG_CHECK_MPI(MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN));
+    }
+    TTG_CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+    TTG_CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+    void* ub = nullptr;
+    int flag = 0;
+    TTG_CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
+    tag_ub_ = flag ? *static_cast<int*>(ub) : 32767;
+    next_tag_.assign(size_, 0);
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  bool uses_mpi() const override { return true; }
+  bool needs_polling() const override { return true; }
+  bool busy() const override { return !sends_.empty() || !recvs_.empty() || !colls_.empty(); }
+
+  void send(SendCmd&& cmd, Batch& out) override {
+    PendingSend ps;
+    ps.pin = cmd.pin;
+    const int tag = static_cast<int>(next_tag_[cmd.dest]++ % static_cast<unsigned>(tag_ub_));
+    Head head{static_cast<std::uint32_t>(cmd.parts.size()), static_cast<std::uint32_t>(cmd.header.size()), tag, 0};
+    const std::size_t sizes_bytes = cmd.parts.size() * sizeof(std::uint64_t);
+    ps.envelope.resize(sizeof(Head) + sizes_bytes + cmd.header.size());
+    std::uint8_t* p = ps.envelope.data();
+    std::memcpy(p, &head, sizeof head);
+    std::uint64_t bytes = cmd.header.size();
+    for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
+      const std::uint64_t n = cmd.parts[i].bytes;
+      std::memcpy(p + sizeof(Head) + i * sizeof n, &n, sizeof n);
+      bytes += n;
+    }
+    if (!cmd.header.empty()) std::memcpy(p + sizeof(Head) + sizes_bytes, cmd.header.data(), cmd.header.size());
+
+    ps.reqs.resize(1 + cmd.parts.size(), MPI_REQUEST_NULL);
+    TTG_CHECK_MPI(MPI_Isend(ps.envelope.data(), static_cast<int>(ps.envelope.size()), MPI_BYTE, cmd.dest,
+                            kHeaderTag, hdr_, &ps.reqs[0]));
+    for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
+      TTG_CHECK_MPI(MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
+                              data_, &ps.reqs[1 + i]));
+    }
+    stats_.sent_msgs++;
+    stats_.sent_bytes += bytes;
+    sends_.push_back(std::move(ps));
+    (void)out;
+  }
+
+  void recv(RecvCmd&& cmd, Batch& out) override {
+    PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0};
+    for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
+      TTG_CHECK_MPI(MPI_Irecv(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.src, cmd.tag,
+                              data_, &pr.reqs[i]));
+      pr.bytes += cmd.parts[i].bytes;
+    }
+    recvs_.push_back(std::move(pr));
+    (void)out;
+  }
+
+  void collective(CollCmd&& cmd, Batch& out) override {
+    if (cmd.kind == CollKind::Pingpong) {
+      out.completions.push_back(pingpong(cmd));
+      return;
+    }
+    // Moving PendingColl later keeps values.data() where MPI was told to write.
+    PendingColl pc{std::move(cmd), MPI_REQUEST_NULL};
+    if (pc.cmd.kind == CollKind::Allreduce) {
+      TTG_CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()),
+                                   MPI_DOUBLE, MPI_SUM, coll_, &pc.req));
+    } else {
+      TTG_CHECK_MPI(MPI_Ibarrier(coll_, &pc.req));
+    }
+    colls_.push_back(std::move(pc));
+  }
+
+  bool progress(Batch& out) override {
+    bool any = probe_headers(out);
+    for (std::size_t i = 0; i < sends_.size();) {
+      if (test_all(sends_[i].reqs)) {
+        if (sends_[i].pin) out.released.push_back(sends_[i].pin);
+        sends_[i] = std::move(sends_.back());
+        sends_.pop_back();
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    // Receives complete in posting order when they can, so 'recvd' events stay in a stable order.
+    for (std::size_t i = 0; i < recvs_.size();) {
+      if (test_all(recvs_[i].reqs)) {
+        Arrival a;
+        a.kind = Arrival::Kind::Recvd;
+        a.id = recvs_[i].id;
+        out.arrivals.push_back(std::move(a));
+        if (recvs_[i].pin) out.released.push_back(recvs_[i].pin);
+        stats_.recv_bytes += recvs_[i].bytes;
+        recvs_.erase(recvs_.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    // Collectives are started in program order on every rank, so they finish in that order too.
+    while (!colls_.empty()) {
+      int done = 0;
+      TTG_CHECK_MPI(MPI_Test(&colls_.front().req, &done, MPI_STATUS_IGNORE));
+      if (!done) break;
+      Completion c;
+      c.promise = colls_.front().cmd.promise;
+      c.values = std::move(colls_.front().cmd.values);
+      out.completions.push_back(std::move(c));
+      colls_.erase(colls_.begin());
+      any = true;
+    }
+    return any;
+  }
+
+  [[noreturn]] void abort(int code) override {
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+  void shutdown(Batch& out) override {
+    // Unmatched rendezvous sends never finish, so give in-flight sends a bounded grace period.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while ((!sends_.empty() || !colls_.empty()) && std::chrono::steady_clock::now() < deadline) progress(out);
+    for (PendingRecv& r : recvs_) {
+      for (MPI_Request& q : r.reqs) {
+        if (q == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }
+      if (r.pin) out.released.push_back(r.pin);
+    }
+    if (!sends_.empty() || !colls_.empty()) {
+      std::fprintf(stderr, "ttg_native: rank %d finalizing with %zu sends and %zu collectives unfinished\n", rank_,
+                   sends_.size(), colls_.size());
+    }
+    for (PendingSend& s : sends_) {
+      for (MPI_Request& q : s.reqs) {
+        if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+      }
+      if (s.pin) out.released.push_back(s.pin);
+    }
+    sends_.clear();
+    recvs_.clear();
+    colls_.clear();
+    for (MPI_Comm* c : {&hdr_, &data_, &coll_}) MPI_Comm_free(c);
+    MPI_Finalize();
+  }
+
+ private:
+  bool probe_headers(Batch& out) {
+    bool any = false;
+    // Bounded so a flood of headers cannot starve completions.
+    for (int n = 0; n < 256; ++n) {
+      int flag = 0;
+      MPI_Message msg;
+      MPI_Status st;
+      TTG_CHECK_MPI(MPI_Improbe(MPI_ANY_SOURCE, kHeaderTag, hdr_, &flag, &msg, &st));
+      if (!flag) break;
+      int count = 0;
+      TTG_CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
+      std::vector<std::uint8_t> env(static_cast<std::size_t>(count));
+      TTG_CHECK_MPI(MPI_Mrecv(env.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+      out.arrivals.push_back(parse(env, st.MPI_SOURCE));
+      any = true;
+    }
+    return any;
+  }
+
+  Arrival parse(const std::vector<std::uint8_t>& env, int src) {
+    Head head;
+    if (env.size() < sizeof head) throw std::runtime_error("ttg_native: truncated envelope from rank " + std::to_string(src));
+    std::memcpy(&head, env.data(), sizeof head);
+    const std::size_t sizes_bytes = std::size_t{head.nparts} * sizeof(std::uint64_t);
+    if (env.size() != sizeof head + sizes_bytes + head.header_len) {
+      throw std::runtime_error("ttg_native: malformed envelope from rank " + std::to_string(src));
+    }
+    Arrival a;
+    a.kind = Arrival::Kind::Msg;
+    a.src = src;
+    a.id = ++next_id_;
+    a.tag = head.tag;
+    a.sizes.resize(head.nparts);
+    if (sizes_bytes) std::memcpy(a.sizes.data(), env.data() + sizeof head, sizes_bytes);
+    a.header.assign(env.begin() + static_cast<std::ptrdiff_t>(sizeof head + sizes_bytes), env.end());
+    stats_.recv_msgs++;
+    stats_.recv_bytes += a.header.size();
+    return a;
+  }
+
+  // Blocking on purpose: it is the raw MPI baseline, so nothing of ours may sit in the loop.
+  Completion pingpong(const CollCmd& cmd) {
+    Completion c;
+    c.promise = cmd.promise;
+    if (cmd.peer < 0 || cmd.peer >= size_ || cmd.peer == rank_ || cmd.bytes > static_cast<std::size_t>(INT_MAX) ||
+        cmd.iters <= 0) {
+      c.ok = false;
+      c.message = "pingpong: need a peer rank other than self, bytes <= 2 GiB - 1 and iters > 0";
+      return c;
+    }
+    std::vector<char> buf(std::max<std::size_t>(cmd.bytes, 1));
+    const int n = static_cast<int>(cmd.bytes);
+    const bool first = rank_ < cmd.peer;
+    auto round = [&] {
+      if (first) {
+        TTG_CHECK_MPI(MPI_Send(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_));
+        TTG_CHECK_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
+      } else {
+        TTG_CHECK_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
+        TTG_CHECK_MPI(MPI_Send(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_));
+      }
+    };
+    for (int i = 0; i < std::min(cmd.iters, 10); ++i) round();
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < cmd.iters; ++i) round();
+    c.values.push_back((MPI_Wtime() - t0) / cmd.iters);
+    return c;
+  }
+
+  Stats& stats_;
+  MPI_Comm hdr_ = MPI_COMM_NULL, data_ = MPI_COMM_NULL, coll_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, tag_ub_ = 32767;
+  std::vector<std::uint32_t> next_tag_;
+  std::uint64_t next_id_ = 0;
+  std::vector<PendingSend> sends_;
+  std::vector<PendingRecv> recvs_;
+  std::vector<PendingColl> colls_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_mpi_transport(Stats& stats) { return std::make_unique<MpiTransport>(stats); }
+
+}  // namespace ttg

@@ -1,0 +1,38 @@
+// What the comm thread drives: MPI when launched by mpirun, else a single-rank loopback.
+// Every method runs on the comm thread only.
+#pragma once
+
+#include <memory>
+
+#include "messages.h"
+
+namespace ttg {
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual bool uses_mpi() const = 0;
+  // False when nothing can arrive unless JS enqueues work, so the comm thread may sleep.
+  virtual bool needs_polling() const = 0;
+  // True while requests are in flight (the comm thread then polls more eagerly).
+  virtual bool busy() const = 0;
+
+  virtual void send(SendCmd&& cmd, Batch& out) = 0;
+  virtual void recv(RecvCmd&& cmd, Batch& out) = 0;
+  virtual void collective(CollCmd&& cmd, Batch& out) = 0;
+  // Returns true when anything arrived or completed.
+  virtual bool progress(Batch& out) = 0;
+  [[noreturn]] virtual void abort(int code) = 0;
+  // Completes what it can, cancels the rest, then finalizes (MPI_Finalize) exactly once.
+  virtual void shutdown(Batch& out) = 0;
+};
+
+std::unique_ptr<Transport> make_loopback_transport(Stats& stats);
+#if TTG_HAVE_MPI
+// Calls MPI_Init_thread; must run on the thread that will own MPI.
+std::unique_ptr<Transport> make_mpi_transport(Stats& stats);
+#endif
+
+}  // namespace ttg

@@ -1,0 +1,64 @@
+/**
+ * Edges connect output terminals to input terminals. An edge carries keys of type `K` and values
+ * of type `V`; `V = void` makes it a control edge (keys only, `sendk`).
+ */
+import type { InputTerminal } from './input-terminal.js';
+import { Errors } from './errors.js';
+import type { TTImpl } from './tt.js';
+
+/** A producer end: output terminal `index` of some TT. */
+export interface EdgeSource {
+  readonly tt: TTImpl;
+  readonly index: number;
+}
+
+/**
+ * A named connection between TTs. Give the same edge object as an output of one TT and an input
+ * of others; sends on that output reach every connected input terminal.
+ */
+export class Edge<K = unknown, V = unknown> {
+  /** Name shown in errors and in `ttg.dot()`. */
+  readonly name: string;
+  /** @internal input terminals fed by this edge */
+  readonly sinks: InputTerminal[] = [];
+  /** @internal output terminals that write to this edge */
+  readonly sources: EdgeSource[] = [];
+  /** Phantom field that carries the edge's types; never set. */
+  declare readonly __types?: [K, V];
+
+  constructor(name = 'edge') {
+    if (typeof name !== 'string') throw Errors.invalidArgument('Edge name', `must be a string, got ${typeof name}`);
+    this.name = name;
+  }
+
+  /** @internal edges this one stands for when used as an input (itself, or a fused set) */
+  members(): readonly Edge<K, V>[] {
+    return [this];
+  }
+
+}
+
+/** Several edges feeding one input terminal, made by {@link fuse}. */
+export class FusedEdge<K, V> extends Edge<K, V> {
+  private readonly parts: readonly Edge<K, V>[];
+
+  constructor(parts: readonly Edge<K, V>[]) {
+    super(parts.map((e) => e.name).join('|'));
+    this.parts = parts;
+  }
+
+  /** @internal */
+  override members(): readonly Edge<K, V>[] {
+    return this.parts.flatMap((p) => p.members());
+  }
+}
+
+/**
+ * Feeds one input terminal from several edges (`ttg::fuse` in C++ TTG): values sent on any of
+ * them arrive at the same input. Cycles are allowed.
+ */
+export function fuse<K, V>(...edges: Edge<K, V>[]): Edge<K, V> {
+  if (edges.length === 0) throw Errors.invalidArgument('fuse()', 'needs at least one edge');
+  for (const e of edges) if (!(e instanceof Edge)) throw Errors.invalidArgument('fuse()', 'takes Edge objects only');
+  return new FusedEdge(edges);
+}

@@ -1,0 +1,161 @@
+/**
+ * Every error the runtime raises is a {@link TtgError} built by one of the factories below, so
+ * codes and message wording stay consistent and each message names TT, terminal, key and rank.
+ */
+
+/** Machine-readable error codes carried by {@link TtgError.code}. */
+export type TtgErrorCode =
+  | 'E_TASK_FAILED'
+  | 'E_DUPLICATE_INPUT'
+  | 'E_TERMINAL_RANGE'
+  | 'E_UNCONNECTED'
+  | 'E_DUPLICATE_EDGE'
+  | 'E_BAD_KEY'
+  | 'E_SERIALIZE'
+  | 'E_PROCMAP_RANGE'
+  | 'E_REDUCER_COUNT'
+  | 'E_ARITY'
+  | 'E_NOT_EXECUTABLE'
+  | 'E_NOT_INITIALIZED'
+  | 'E_FINALIZED'
+  | 'E_INVALID_ARGUMENT'
+  | 'E_INCOMPLETE'
+  | 'E_HANG'
+  | 'E_CORRUPT';
+
+/** Where an error happened; every field is optional because not every error has every part. */
+export interface TtgErrorContext {
+  tt?: string;
+  terminal?: number;
+  key?: unknown;
+  rank?: number;
+  cause?: unknown;
+}
+
+/** The one error class of ttg: `code` says what went wrong, the message says where. */
+export class TtgError extends Error {
+  /** Stable machine-readable code, e.g. `E_DUPLICATE_INPUT`. */
+  readonly code: TtgErrorCode;
+  /** Name of the template task involved, when there is one. */
+  readonly tt: string | undefined;
+  /** Input or output terminal index involved, when there is one. */
+  readonly terminal: number | undefined;
+  /** Task key involved, when there is one. */
+  readonly key: unknown;
+  /** Rank that detected the error. */
+  readonly rank: number | undefined;
+
+  constructor(code: TtgErrorCode, message: string, ctx: TtgErrorContext = {}) {
+    super(`${code}: ${message}${where(ctx)}`, ctx.cause === undefined ? undefined : { cause: ctx.cause });
+    this.name = 'TtgError';
+    this.code = code;
+    this.tt = ctx.tt;
+    this.terminal = ctx.terminal;
+    this.key = ctx.key;
+    this.rank = ctx.rank;
+  }
+}
+
+/** Renders a key for humans: short, unambiguous, never throws (keys may be cyclic or exotic). */
+export function describeKey(key: unknown): string {
+  try {
+    if (key === undefined) return '(none)';
+    if (typeof key === 'string') return JSON.stringify(key);
+    if (typeof key === 'number' || typeof key === 'boolean' || typeof key === 'bigint') return String(key);
+    if (typeof key === 'function') return `[function ${key.name || 'anonymous'}]`;
+    if (typeof key === 'symbol') return key.toString();
+    const seen = new WeakSet<object>();
+    const text = JSON.stringify(key, (_k, v: unknown) => {
+      if (typeof v === 'object' && v !== null) {
+        if (seen.has(v)) return '[cycle]';
+        seen.add(v);
+      }
+      if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return String(v);
+      return v;
+    });
+    return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  } catch {
+    return '[unprintable key]';
+  }
+}
+
+function where(ctx: TtgErrorContext): string {
+  const parts: string[] = [];
+  if (ctx.tt !== undefined) parts.push(`TT '${ctx.tt}'`);
+  if (ctx.terminal !== undefined) parts.push(`terminal ${ctx.terminal}`);
+  if ('key' in ctx) parts.push(`key ${describeKey(ctx.key)}`);
+  if (ctx.rank !== undefined) parts.push(`rank ${ctx.rank}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+function causeText(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  try {
+    return String(cause);
+  } catch {
+    return '[unprintable]';
+  }
+}
+
+/** Named factories: the only places that construct {@link TtgError}. */
+export const Errors = {
+  taskFailed(tt: string, key: unknown, rank: number, cause: unknown): TtgError {
+    return new TtgError('E_TASK_FAILED', `task body threw: ${causeText(cause)}`, { tt, key, rank, cause });
+  },
+  duplicateInput(tt: string, terminal: number, key: unknown, rank: number): TtgError {
+    return new TtgError(
+      'E_DUPLICATE_INPUT',
+      'a second value arrived on a plain (non-reducing) input for a task that already has one',
+      { tt, terminal, key, rank },
+    );
+  },
+  outputRange(tt: string, terminal: number, count: number, key: unknown, rank: number): TtgError {
+    return new TtgError('E_TERMINAL_RANGE', `output terminal ${String(terminal)} out of range: the TT has ${count} output terminal(s)`, {
+      tt, terminal, key, rank,
+    });
+  },
+  inputRange(tt: string, terminal: number, count: number, rank: number): TtgError {
+    return new TtgError('E_TERMINAL_RANGE', `input terminal ${String(terminal)} out of range: the TT has ${count} input terminal(s)`, {
+      tt, terminal, rank,
+    });
+  },
+  unconnected(tt: string, terminal: number, edge: string, rank: number): TtgError {
+    return new TtgError('E_UNCONNECTED', `output terminal ${terminal} (edge '${edge}') is not connected to any input terminal`, {
+      tt, terminal, rank,
+    });
+  },
+  duplicateEdge(tt: string, edge: string, side: 'input' | 'output', rank: number): TtgError {
+    return new TtgError('E_DUPLICATE_EDGE', `edge '${edge}' is listed more than once among the ${side}s`, { tt, rank });
+  },
+  badKey(tt: string | undefined, key: unknown, why: string, rank: number, terminal?: number): TtgError {
+    return new TtgError('E_BAD_KEY', `invalid key: ${why}`, { tt, terminal, key, rank });
+  },
+  serialize(what: string, tt: string | undefined, terminal: number | undefined, key: unknown, rank: number, cause: unknown): TtgError {
+    return new TtgError('E_SERIALIZE', `cannot serialize ${what}: ${causeText(cause)}`, { tt, terminal, key, rank, cause });
+  },
+  procmapRange(tt: string, key: unknown, result: unknown, size: number, rank: number): TtgError {
+    return new TtgError('E_PROCMAP_RANGE', `procmap returned ${String(result)}, not an integer rank in [0, ${size})`, { tt, key, rank });
+  },
+  reducerCount(tt: string, terminal: number, key: unknown, detail: string, rank: number): TtgError {
+    return new TtgError('E_REDUCER_COUNT', `reducer stream size exceeded: ${detail}`, { tt, terminal, key, rank });
+  },
+  arity(tt: string, expected: number, got: number, key: unknown, rank: number): TtgError {
+    return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal, got ${got}`, { tt, key, rank });
+  },
+  notExecutable(tt: string, rank: number): TtgError {
+    return new TtgError('E_NOT_EXECUTABLE', 'call ttg.make_graph_executable(...) on this graph before invoking it', { tt, rank });
+  },
+  notInitialized(what: string): TtgError {
+    return new TtgError('E_NOT_INITIALIZED', `${what} needs the world: call 'await ttg.initialize()' first`);
+  },
+  finalized(what: string, rank: number): TtgError {
+    return new TtgError('E_FINALIZED', `${what} after ttg.finalize(): the world is gone`, { rank });
+  },
+  invalidArgument(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
+    return new TtgError('E_INVALID_ARGUMENT', `${what} ${detail}`, ctx);
+  },
+  incomplete(count: number, summary: string, rank: number): TtgError {
+    return new TtgError('E_INCOMPLETE', `${count} task(s) still miss inputs at fence: ${summary}`, { rank });
+  },
+} as const;

@@ -1,0 +1,73 @@
+/**
+ * What a fence found still waiting when the world went quiet: tasks missing inputs and tasks held
+ * by constraints. They do not block the fence; they are reported.
+ */
+import { constraints } from './constraint.js';
+import { describeKey } from './errors.js';
+import { liveTTs } from './tt.js';
+
+/** A task that has some inputs but not all. */
+export interface IncompleteTask {
+  /** TT name. */
+  tt: string;
+  /** The task's key. */
+  key: unknown;
+  /** Input terminals with no (or an unfinished stream of) values, by index. */
+  missing: number[];
+  /** Names of the edges feeding the missing terminals. */
+  edges: string[];
+}
+
+/** A task ready to run but held back by a constraint. */
+export interface HeldTaskReport {
+  tt: string;
+  key: unknown;
+  ordinal: number;
+}
+
+/** Result of `ttg.fence()`. */
+export interface FenceReport {
+  /** Tasks still missing inputs on this rank. */
+  incomplete: IncompleteTask[];
+  /** Tasks held by constraints on this rank. */
+  held: HeldTaskReport[];
+}
+
+/** Collects the report; also forgets TTs that hold nothing, so finished graphs can be collected. */
+export function collectReport(): FenceReport {
+  const incomplete: IncompleteTask[] = [];
+  for (const tt of liveTTs) {
+    let any = false;
+    for (const t of tt.pendingTasks()) {
+      any = true;
+      const missing: number[] = [];
+      for (let i = 0; i < t.args.length; i++) if ((t.got & (1 << i)) === 0) missing.push(i);
+      incomplete.push({ tt: tt.name, key: t.key, missing, edges: missing.map((i) => tt.inputs[i]!.edgeName) });
+    }
+    if (!any) liveTTs.delete(tt);
+  }
+  const held: HeldTaskReport[] = [];
+  for (const c of constraints) held.push(...c.heldTasks());
+  return { incomplete, held };
+}
+
+/** One line per task (at most `limit`), for the warning printed at fence. */
+export function formatReport(r: FenceReport, rank: number, limit = 10): string {
+  const lines: string[] = [];
+  for (const t of r.incomplete.slice(0, limit)) {
+    const miss = t.missing.map((m, j) => `#${m} (${t.edges[j]})`).join(', ');
+    lines.push(`  ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
+  }
+  for (const h of r.held.slice(0, limit)) lines.push(`  ${h.tt}[${describeKey(h.key)}] held by a constraint at ordinal ${h.ordinal}`);
+  const more = r.incomplete.length + r.held.length - lines.length;
+  if (more > 0) lines.push(`  ... and ${more} more`);
+  const head = `ttg: rank ${rank}: fence found ${r.incomplete.length} task(s) missing inputs and ${r.held.length} held by constraints:`;
+  return [head, ...lines].join('\n');
+}
+
+/** Forgets everything pending (after a failed run, so the next graph starts clean). */
+export function clearPending(): void {
+  for (const tt of liveTTs) tt.clearPending();
+  liveTTs.clear();
+  for (const c of constraints) c.dropHeld();
+}

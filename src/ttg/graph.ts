@@ -1,0 +1,61 @@
+/**
+ * Whole-graph operations: validation before execution and the DOT picture of the template graph.
+ */
+import { Errors } from './errors.js';
+import { rt } from './runtime.js';
+import type { TTImpl } from './tt.js';
+
+/** Every TT connected to the given ones, in discovery order. */
+function reachable(roots: readonly TTImpl[]): TTImpl[] {
+  const seen = new Set<TTImpl>();
+  const stack = [...roots];
+  while (stack.length !== 0) {
+    const tt = stack.pop()!;
+    if (seen.has(tt)) continue;
+    seen.add(tt);
+    for (const e of tt.outputs) for (const s of e.sinks) stack.push(s.tt);
+    for (const e of tt.inputEdges) for (const m of e.members()) for (const src of m.sources) stack.push(src.tt);
+  }
+  return [...seen];
+}
+
+/**
+ * Checks the graph reachable from `tts` (every output terminal connected, no edge listed twice on
+ * one TT) and makes it executable. Throws a `TtgError` naming the TT and terminal at fault.
+ */
+export function make_graph_executable(...tts: TTImpl[]): void {
+  if (!rt.initialized) throw Errors.notInitialized('make_graph_executable()');
+  if (tts.length === 0) throw Errors.invalidArgument('make_graph_executable()', 'needs at least one TT');
+  const all = reachable(tts);
+  for (const tt of all) {
+    const ins = new Set<unknown>();
+    for (const e of tt.inputEdges) {
+      for (const m of e.members()) {
+        if (ins.has(m)) throw Errors.duplicateEdge(tt.name, m.name, 'input', rt.rank);
+        ins.add(m);
+      }
+    }
+    const outs = new Set<unknown>();
+    tt.outputs.forEach((e, i) => {
+      if (outs.has(e)) throw Errors.duplicateEdge(tt.name, e.name, 'output', rt.rank);
+      outs.add(e);
+      if (e.sinks.length === 0) throw Errors.unconnected(tt.name, i, e.name, rt.rank);
+    });
+  }
+  for (const tt of all) tt.markExecutable();
+}
+
+/** The template graph reachable from `tts` in Graphviz DOT: TTs as boxes, edges labelled by name. */
+export function dot(...tts: TTImpl[]): string {
+  const all = reachable(tts);
+  const q = (s: string) => JSON.stringify(s);
+  const lines = ['digraph ttg {', '  rankdir=LR;', '  node [shape=box];'];
+  for (const tt of all) lines.push(`  n${tt.id} [label=${q(`${tt.name}\n${tt.inputs.length} in, ${tt.outputs.length} out`)}];`);
+  for (const tt of all) {
+    tt.outputs.forEach((e, i) => {
+      for (const s of e.sinks) lines.push(`  n${tt.id} -> n${s.tt.id} [label=${q(`${e.name} (${i}->${s.index})`)}];`);
+    });
+  }
+  lines.push('}');
+  return lines.join('\n');
+}

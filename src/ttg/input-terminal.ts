@@ -1,0 +1,25 @@
+/**
+ * Input terminal `index` of a TT: where an edge delivers, and how values are combined (plain, or
+ * folded by a reducer until the stream is complete).
+ */
+import type { TTImpl } from './tt.js';
+
+/** Folds one more value into the accumulator; may mutate `acc` and return nothing, or return a new one. */
+export type Reducer<V> = (acc: V, value: V) => V | void;
+
+/** An input terminal of a TT. */
+export class InputTerminal {
+  /** Set by `set_input_reducer`; undefined for plain inputs. */
+  reducer: Reducer<unknown> | undefined = undefined;
+  /** Stream size for every key (from `set_input_reducer(i, fn, count)`), -1 when per key. */
+  staticCount = -1;
+
+  constructor(
+    /** The TT this terminal belongs to. */
+    readonly tt: TTImpl,
+    /** Position among the TT's inputs (the body parameter after the key). */
+    readonly index: number,
+    /** Name of the edge feeding it, for diagnostics. */
+    readonly edgeName: string,
+  ) {}
+}

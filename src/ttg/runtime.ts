@@ -1,0 +1,26 @@
+/**
+ * Process-wide runtime state: the world this process belongs to and switches that change what the
+ * hot path does. One object so that every module reads the same fields without import cycles.
+ */
+import type { Transport } from './transport.js';
+
+/** Mutable process-wide state; set by `initialize`, read everywhere. */
+export interface RuntimeState {
+  initialized: boolean;
+  finalized: boolean;
+  rank: number;
+  size: number;
+  transport: Transport | undefined;
+  /** Reference counts of values are kept only once some TT consumes inputs or reduces. */
+  trackRefs: boolean;
+}
+
+/** The one runtime state of this process. */
+export const rt: RuntimeState = {
+  initialized: false,
+  finalized: false,
+  rank: 0,
+  size: 1,
+  transport: undefined,
+  trackRefs: false,
+};

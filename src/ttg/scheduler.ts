@@ -1,0 +1,219 @@
+/**
+ * Runs ready tasks. Sends only enqueue, and one drain loop runs bodies one after the other, so
+ * bodies never recurse into each other and a million-task chain keeps a flat stack. The loop gives
+ * the event loop a turn every few milliseconds so that messages and timers are not starved.
+ */
+import { BodyKind, callBody, isThenable } from './body.js';
+import { Errors, TtgError } from './errors.js';
+import { ReadyQueue } from './ready-queue.js';
+import { rt } from './runtime.js';
+import type { Task } from './task.js';
+
+/**
+ * Turns a yielded non-promise value (a device step) into a promise, or returns undefined when the
+ * value is not a step it knows; installed by the device layer.
+ */
+export type StepResolver = (step: unknown, task: Task) => PromiseLike<unknown> | undefined;
+
+type AnyBody = (...a: unknown[]) => unknown;
+
+/** The task scheduler of this process. */
+export class Scheduler {
+  private readonly queue = new ReadyQueue<Task>();
+  /** Tasks queued or started but not finished. */
+  private outstanding = 0;
+  private executing = false;
+  private draining = false;
+  private scheduled = false;
+  private idleWaiters: Array<() => void> = [];
+  /** First error of the current run; cleared by the fence that reports it. */
+  error: TtgError | undefined = undefined;
+  /** Tasks dropped because the run had failed. */
+  discarded = 0;
+  /** Tasks that ran to completion since start (for tests and benchmarks). */
+  completed = 0;
+  /** Device-step handler installed by src/device. */
+  stepResolver: StepResolver | undefined = undefined;
+  /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
+  sliceMs = 5;
+
+  private readonly drainFn = () => this.drain();
+
+  /** Queues a ready task. */
+  enqueue(t: Task): void {
+    if (this.error !== undefined) {
+      this.drop(t);
+      return;
+    }
+    this.outstanding++;
+    this.queue.push(t);
+    if (this.executing && !this.draining && !this.scheduled) this.schedule();
+  }
+
+  /** Starts running queued tasks (idempotent). */
+  execute(): void {
+    this.executing = true;
+    if (!this.draining && !this.scheduled && this.queue.size !== 0) this.schedule();
+  }
+
+  /** True when nothing is queued or running here. */
+  isIdle(): boolean {
+    return this.outstanding === 0 && !this.draining;
+  }
+
+  /** Resolves when this process has nothing queued or running. */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Takes the pending error (if any) and makes the scheduler usable for the next graph. */
+  takeError(): TtgError | undefined {
+    const e = this.error;
+    this.error = undefined;
+    return e;
+  }
+
+  private schedule(): void {
+    this.scheduled = true;
+    queueMicrotask(this.drainFn);
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    if (this.draining) return;
+    this.draining = true;
+    const q = this.queue;
+    const start = performance.now();
+    let n = 0;
+    let t: Task | undefined;
+    while ((t = q.shift()) !== undefined) {
+      this.run(t);
+      if ((++n & 1023) === 0 && performance.now() - start > this.sliceMs) {
+        if (q.size !== 0) {
+          this.scheduled = true;
+          setImmediate(this.drainFn);
+        }
+        break;
+      }
+    }
+    this.draining = false;
+    this.checkIdle();
+  }
+
+  private run(t: Task): void {
+    const tt = t.tt;
+    const body = tt.body as AnyBody;
+    let r: unknown;
+    try {
+      if (tt.consumeMask !== 0) tt.privatize(t);
+      r = callBody(body, t.key, t.args, t);
+    } catch (e) {
+      this.fail(t, e);
+      return;
+    }
+    switch (tt.kind) {
+      case BodyKind.Plain:
+        if (r !== undefined && isThenable(r)) this.settleWith(t, r);
+        else this.finish(t);
+        return;
+      case BodyKind.Async:
+        this.settleWith(t, r as PromiseLike<unknown>);
+        return;
+      case BodyKind.Generator:
+        this.stepSync(t, r as Iterator<unknown>, undefined, false);
+        return;
+      case BodyKind.AsyncGenerator:
+        this.stepAsync(t, r as AsyncIterator<unknown>, undefined, false);
+        return;
+    }
+  }
+
+  private settleWith(t: Task, p: PromiseLike<unknown>): void {
+    p.then(() => this.finish(t), (e: unknown) => this.fail(t, e));
+  }
+
+  /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */
+  private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean): void {
+    for (;;) {
+      let r: IteratorResult<unknown>;
+      try {
+        r = isThrow ? it.throw!(input) : it.next(input);
+      } catch (e) {
+        this.fail(t, e);
+        return;
+      }
+      if (r.done === true) {
+        this.finish(t);
+        return;
+      }
+      const p = this.awaitable(r.value, t);
+      if (p === undefined) {
+        input = r.value;
+        isThrow = false;
+        continue;
+      }
+      p.then((x) => this.stepSync(t, it, x, false), (e: unknown) => this.stepSync(t, it, e, true));
+      return;
+    }
+  }
+
+  /** Drives an `async function*` body. */
+  private stepAsync(t: Task, it: AsyncIterator<unknown>, input: unknown, isThrow: boolean): void {
+    let p: Promise<IteratorResult<unknown>>;
+    try {
+      p = isThrow ? it.throw!(input) : it.next(input);
+    } catch (e) {
+      this.fail(t, e);
+      return;
+    }
+    p.then((r) => {
+      if (r.done === true) {
+        this.finish(t);
+        return;
+      }
+      const w = this.awaitable(r.value, t);
+      if (w === undefined) this.stepAsync(t, it, r.value, false);
+      else w.then((x) => this.stepAsync(t, it, x, false), (e: unknown) => this.stepAsync(t, it, e, true));
+    }, (e: unknown) => this.fail(t, e));
+  }
+
+  private awaitable(v: unknown, t: Task): PromiseLike<unknown> | undefined {
+    if (isThenable(v)) return v;
+    return this.stepResolver === undefined ? undefined : this.stepResolver(v, t);
+  }
+
+  private finish(t: Task): void {
+    this.outstanding--;
+    this.completed++;
+    t.tt.taskDone(t);
+    if (this.outstanding === 0) this.checkIdle();
+  }
+
+  private fail(t: Task, e: unknown): void {
+    const err = e instanceof TtgError ? e : Errors.taskFailed(t.tt.name, t.key, rt.rank, e);
+    if (this.error === undefined) this.error = err;
+    this.outstanding--;
+    t.tt.taskDone(t);
+    for (const q of this.queue.drain()) {
+      this.outstanding--;
+      this.drop(q);
+    }
+    this.checkIdle();
+  }
+
+  private drop(t: Task): void {
+    this.discarded++;
+    t.tt.taskDone(t);
+  }
+
+  private checkIdle(): void {
+    if (this.outstanding !== 0 || this.draining || this.idleWaiters.length === 0) return;
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const f of w) f();
+  }
+}
+
+/** The scheduler of this process. */
+export const scheduler = new Scheduler();

@@ -1,0 +1,83 @@
+/**
+ * One task instance: a TT, a key and the inputs collected so far. The task object is also the
+ * `out` argument of its body, so running a task allocates one object, not two.
+ */
+import { Errors } from './errors.js';
+import { rt } from './runtime.js';
+import type { TTImpl } from './tt.js';
+
+/** A task instance and, while its body runs, its outputs. */
+export class Task {
+  /** Queue order: higher first. */
+  prio = 0;
+  /** Arrival order among equal priorities (set by the ready queue). */
+  seq = 0;
+  /** Bit i set when input terminal i is complete. */
+  got = 0;
+  /** Input terminals still incomplete. */
+  missing: number;
+  /** Values received per reducing terminal (only for TTs with reducers). */
+  counts: number[] | undefined = undefined;
+  /** Expected stream size per reducing terminal, -1 when not known yet. */
+  goals: number[] | undefined = undefined;
+  /** Index of the next constraint of the TT this task has to pass. */
+  gate = 0;
+
+  constructor(
+    /** The template task this is an instance of. */
+    readonly tt: TTImpl,
+    /** The task's key. */
+    readonly key: unknown,
+    /** Input values, one per input terminal. */
+    readonly args: unknown[],
+  ) {
+    this.missing = args.length;
+  }
+
+  send(i: number, key: unknown, value: unknown): void {
+    const sinks = this.sinksOf(i);
+    for (let s = 0; s < sinks.length; s++) {
+      const sink = sinks[s]!;
+      sink.tt.deliver(sink.index, key, value);
+    }
+  }
+
+  sendk(i: number, key: unknown): void {
+    this.send(i, key, undefined);
+  }
+
+  sendv(i: number, value: unknown): void {
+    this.send(i, undefined, value);
+  }
+
+  broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
+    if (typeof i === 'number') {
+      const list = Array.from(keys as Iterable<unknown>);
+      for (const sink of this.sinksOf(i)) sink.tt.deliverMany(sink.index, list, value);
+      return;
+    }
+    if (!Array.isArray(i) || !Array.isArray(keys) || i.length !== keys.length) {
+      throw Errors.invalidArgument('broadcast(terminals, keyLists, value)', 'needs one key list per terminal', {
+        tt: this.tt.name, key: this.key, rank: rt.rank,
+      });
+    }
+    for (let j = 0; j < i.length; j++) {
+      const list = Array.from(keys[j] as Iterable<unknown>);
+      for (const sink of this.sinksOf(i[j]!)) sink.tt.deliverMany(sink.index, list, value);
+    }
+  }
+
+  set_argstream_size(i: number, key: unknown, n: number): void {
+    for (const sink of this.sinksOf(i)) sink.tt.setStreamSize(sink.index, key, n);
+  }
+
+  finalize_argstream(i: number, key: unknown): void {
+    for (const sink of this.sinksOf(i)) sink.tt.finalizeStream(sink.index, key);
+  }
+
+  private sinksOf(i: number) {
+    const edge = this.tt.outputs[i];
+    if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, rt.rank);
+    return edge.sinks;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The boundary between the core and the network. The core knows only this interface; the local
+ * transport (one rank) lives here, the MPI transport in its own file.
+ */
+
+/** Moves work between ranks and decides global quiescence. */
+export interface Transport {
+  readonly rank: number;
+  readonly size: number;
+  /** Human-readable name for diagnostics, e.g. `local` or `mpi`. */
+  readonly kind: string;
+  /**
+   * Resolves once every rank is idle and no message is in flight. `localIdle()` tells whether this
+   * rank has nothing queued or running; `onRemoteWork` wakes the caller when messages arrive.
+   */
+  quiesce(localIdle: () => boolean): Promise<void>;
+  /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
+  finalize(): Promise<void>;
+}
+
+/** A world of one rank: quiescence is local idleness. */
+export class LocalTransport implements Transport {
+  readonly rank = 0;
+  readonly size = 1;
+  readonly kind = 'local';
+
+  quiesce(localIdle: () => boolean): Promise<void> {
+    return localIdle() ? Promise.resolve() : Promise.reject(new Error('quiesce called while busy'));
+  }
+
+  finalize(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,424 @@
+/**
+ * Template tasks: `make_tt(body, inputs, outputs, options)` describes a family of tasks, one per
+ * key. A TT collects the inputs that arrive for each key and hands complete tasks to the
+ * scheduler (through its constraints, if any).
+ */
+import { checkKey, KeyShapeError } from '../serialize/key-codec.js';
+import { hashKey } from '../serialize/hash.js';
+import { BodyKind, bodyKind } from './body.js';
+import type { OrdinalMapper, SequencedKeysConstraint } from './constraint.js';
+import { copyValue, holderCount, release, retain } from './cow.js';
+import { Edge, FusedEdge } from './edge.js';
+import { Errors, TtgError } from './errors.js';
+import { InputTerminal, type Reducer } from './input-terminal.js';
+import { KeyMap } from './key-map.js';
+import { rt } from './runtime.js';
+import { scheduler } from './scheduler.js';
+import { Task } from './task.js';
+import type { AnyEdge, Body, Indices, KeyOf, ValueOf } from './types.js';
+import { currentWorld, type World } from './world.js';
+
+/** Options of {@link make_tt}. */
+export interface TTOptions {
+  /** Name used in errors, traces and `ttg.dot()`. */
+  name?: string;
+  /** Input terminals whose values the body may mutate (copy-on-write, see README). */
+  consume?: readonly number[];
+}
+
+/** Every TT ever made that may hold pending tasks, for fence reports. */
+export const liveTTs = new Set<TTImpl>();
+
+let ttCount = 0;
+
+/** A template task: the body plus its wiring, keyed by `K`. */
+export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[], Outs extends readonly AnyEdge[] = readonly AnyEdge[]> {
+  /** Name used in errors, traces and `ttg.dot()`. */
+  readonly name: string;
+  /** @internal */ readonly id: number;
+  /** @internal */ readonly body: Function;
+  /** @internal */ readonly kind: BodyKind;
+  /** @internal */ readonly inputs: InputTerminal[];
+  /** @internal */ readonly inputEdges: readonly AnyEdge[];
+  /** @internal */ readonly outputs: readonly AnyEdge[];
+  /** @internal bit i set when input i is consumable */
+  consumeMask = 0;
+  /** @internal */ executable = false;
+  private readonly pending = new KeyMap<Task>();
+  private simple: boolean;
+  private routed = false;
+  private procmap: ((key: K) => number) | undefined = undefined;
+  private priomap: ((key: K) => number) | undefined = undefined;
+  private devicemap: ((key: K) => number) | undefined = undefined;
+  private readonly gates: Array<{ c: SequencedKeysConstraint<K>; map: OrdinalMapper<K> }> = [];
+
+  /** @internal use {@link make_tt} */
+  constructor(body: Function, inputs: readonly AnyEdge[], outputs: readonly AnyEdge[], options: TTOptions) {
+    this.id = ttCount++;
+    this.name = options.name ?? `tt${this.id}`;
+    this.body = body;
+    this.kind = bodyKind(body);
+    this.inputEdges = inputs;
+    this.outputs = outputs;
+    this.inputs = inputs.map((e, i) => new InputTerminal(this as TTImpl, i, e.name));
+    for (const c of options.consume ?? []) {
+      if (!Number.isInteger(c) || c < 0 || c >= inputs.length) throw Errors.inputRange(this.name, c, inputs.length, rt.rank);
+      this.consumeMask |= 1 << c;
+      rt.trackRefs = true;
+    }
+    this.simple = inputs.length === 1;
+    inputs.forEach((e, i) => {
+      for (const m of e.members()) m.sinks.push(this.inputs[i]!);
+    });
+    outputs.forEach((e, i) => e.sources.push({ tt: this as TTImpl, index: i }));
+  }
+
+  /** The world this TT runs in. */
+  get_world(): World {
+    return currentWorld('TT.get_world()');
+  }
+
+  /**
+   * Supplies all inputs of task `key` at once (one value per input terminal, `undefined` for
+   * control inputs) and routes it to its owner rank.
+   */
+  invoke(key: K, ...values: { -readonly [I in keyof Ins]: ValueOf<Ins[I]> }): void {
+    if (!rt.initialized) throw Errors.notInitialized('TT.invoke()');
+    if (!this.executable) throw Errors.notExecutable(this.name, rt.rank);
+    const n = this.inputs.length;
+    if (values.length !== n) throw Errors.arity(this.name, n, values.length, key, rt.rank);
+    if (n === 0) {
+      if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+      this.validKey(key, undefined);
+      this.ready(new Task(this as TTImpl, key, []));
+      return;
+    }
+    for (let i = 0; i < n; i++) this.deliver(i, key, values[i]);
+  }
+
+  /**
+   * Makes input `i` a reducing input: values are folded with `reducer(acc, value)`. With `count`,
+   * every key's stream completes after that many values; otherwise use `set_argstream_size` or
+   * `finalize_argstream` per key.
+   */
+  set_input_reducer<I extends Indices<Ins>>(i: I, reducer: Reducer<ValueOf<Ins[I]>>, count?: number): this {
+    const term = this.terminal(i);
+    if (typeof reducer !== 'function') throw Errors.invalidArgument('set_input_reducer reducer', 'must be a function (acc, value) => acc', { tt: this.name, terminal: i });
+    if (count !== undefined && !(Number.isInteger(count) && count >= 1)) {
+      throw Errors.invalidArgument('set_input_reducer count', `must be a positive integer, got ${String(count)}`, { tt: this.name, terminal: i });
+    }
+    term.reducer = reducer as Reducer<unknown>;
+    term.staticCount = count ?? -1;
+    this.simple = false;
+    rt.trackRefs = true;
+    return this;
+  }
+
+  /** Sets how many values reducing input `i` expects for `key`. */
+  set_argstream_size<I extends Indices<Ins>>(i: I, key: K, n: number): void {
+    this.setStreamSize(i, key, n);
+  }
+
+  /** Declares that reducing input `i` gets no more values for `key`. */
+  finalize_argstream<I extends Indices<Ins>>(i: I, key: K): void {
+    this.finalizeStream(i, key);
+  }
+
+  /** Places task `key` on rank `procmap(key)` (default: key hash mod world size). */
+  set_procmap(procmap: (key: K) => number): this {
+    this.procmap = checkFn(procmap, 'set_procmap', this.name);
+    this.routed = true;
+    return this;
+  }
+
+  /** Orders ready tasks: higher `priomap(key)` runs first (default 0). */
+  set_priomap(priomap: (key: K) => number): this {
+    this.priomap = checkFn(priomap, 'set_priomap', this.name);
+    return this;
+  }
+
+  /** Picks the device for a device task of `key` (used by the device layer). */
+  set_devicehint(hint: (key: K) => number): this {
+    this.devicemap = checkFn(hint, 'set_devicehint', this.name);
+    return this;
+  }
+
+  /** The device hint for `key`, or undefined when no hint was set. */
+  devicehint(key: K): number | undefined {
+    return this.devicemap === undefined ? undefined : this.devicemap(key);
+  }
+
+  /** Holds this TT's ready tasks in `c` until their ordinal is released; `mapper` overrides c's own. */
+  add_constraint(c: SequencedKeysConstraint<K>, mapper?: OrdinalMapper<K>): this {
+    const map = mapper ?? c.mapper;
+    if (typeof map !== 'function') {
+      throw Errors.invalidArgument('add_constraint', 'needs a key => ordinal mapper (on the constraint or as second argument)', { tt: this.name });
+    }
+    this.gates.push({ c, map });
+    this.simple = false;
+    return this;
+  }
+
+  /** The rank that owns task `key`. */
+  ownerOf(key: unknown): number {
+    const size = rt.size;
+    let r: unknown;
+    if (this.procmap !== undefined) {
+      r = this.procmap(key as K);
+    } else {
+      if (size === 1) return 0;
+      try {
+        r = hashKey(key) % size;
+      } catch (e) {
+        throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), rt.rank);
+      }
+    }
+    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size) throw Errors.procmapRange(this.name, key, r, size, rt.rank);
+    return r;
+  }
+
+  /** @internal Called by `make_graph_executable`. */
+  markExecutable(): void {
+    this.executable = true;
+    this.routed = rt.size > 1 || this.procmap !== undefined;
+  }
+
+  /** @internal A value for input `idx` of task `key`, from a send anywhere in this process. */
+  deliver(idx: number, key: unknown, value: unknown): void {
+    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    this.receive(idx, key, value);
+  }
+
+  /** @internal The same value for many keys (broadcast). */
+  deliverMany(idx: number, keys: readonly unknown[], value: unknown): void {
+    for (let k = 0; k < keys.length; k++) this.deliver(idx, keys[k], value);
+  }
+
+  /** @internal Stores a value that belongs to this rank. */
+  receive(idx: number, key: unknown, value: unknown): void {
+    if (this.simple) {
+      this.validKey(key, idx);
+      if (rt.trackRefs) retain(value);
+      const t = new Task(this as TTImpl, key, [value]);
+      t.got = 1;
+      t.missing = 0;
+      this.ready(t);
+      return;
+    }
+    const t = this.pendingTask(key, idx);
+    const term = this.inputs[idx]!;
+    const bit = 1 << idx;
+    if (term.reducer === undefined) {
+      if ((t.got & bit) !== 0) throw Errors.duplicateInput(this.name, idx, key, rt.rank);
+      t.args[idx] = value;
+      if (rt.trackRefs) retain(value);
+      this.inputComplete(t, bit);
+      return;
+    }
+    if ((t.got & bit) !== 0) {
+      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.counts![idx]} value(s) received)`, rt.rank);
+    }
+    const n = t.counts![idx]!++;
+    if (n === 0) {
+      t.args[idx] = value;
+      retain(value);
+    } else {
+      let acc = t.args[idx];
+      if (holderCount(acc) > 1) {
+        release(acc);
+        acc = copyValue(acc);
+        retain(acc);
+      }
+      let r: unknown;
+      try {
+        r = term.reducer(acc, value);
+      } catch (e) {
+        throw new TtgError('E_TASK_FAILED', `reducer of input ${idx} threw: ${e instanceof Error ? e.message : String(e)}`, {
+          tt: this.name, terminal: idx, key, rank: rt.rank, cause: e,
+        });
+      }
+      if (r !== undefined && r !== acc) {
+        release(acc);
+        retain(r);
+        acc = r;
+      }
+      t.args[idx] = acc;
+    }
+    if (t.counts![idx] === t.goals![idx]) this.inputComplete(t, bit);
+  }
+
+  /** @internal */
+  setStreamSize(idx: number, key: unknown, n: number): void {
+    this.reducingTerminal(idx, 'set_argstream_size');
+    if (!Number.isInteger(n) || n < 0) {
+      throw Errors.invalidArgument('set_argstream_size', `needs a non-negative integer size, got ${String(n)}`, { tt: this.name, terminal: idx, key, rank: rt.rank });
+    }
+    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    const t = this.pendingTask(key, idx);
+    const got = t.counts![idx]!;
+    if (got > n || (t.got & (1 << idx)) !== 0) {
+      throw Errors.reducerCount(this.name, idx, key, `stream size set to ${n} but ${got} value(s) already arrived${(t.got & (1 << idx)) !== 0 ? ' and the stream completed' : ''}`, rt.rank);
+    }
+    t.goals![idx] = n;
+    if (got === n) this.inputComplete(t, 1 << idx);
+  }
+
+  /** @internal */
+  finalizeStream(idx: number, key: unknown): void {
+    this.reducingTerminal(idx, 'finalize_argstream');
+    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    const t = this.pendingTask(key, idx);
+    if ((t.got & (1 << idx)) !== 0) return;
+    this.inputComplete(t, 1 << idx);
+  }
+
+  /** @internal Gives consumable inputs that others still hold a private copy before the body runs. */
+  privatize(t: Task): void {
+    const mask = this.consumeMask;
+    const args = t.args;
+    for (let i = 0; i < args.length; i++) {
+      if ((mask & (1 << i)) === 0) continue;
+      const v = args[i];
+      if (holderCount(v) > 1) {
+        release(v);
+        const c = copyValue(v);
+        retain(c);
+        args[i] = c;
+      }
+    }
+  }
+
+  /** @internal The task finished (or was dropped): release what it held. */
+  taskDone(t: Task): void {
+    if (rt.trackRefs) for (const v of t.args) release(v);
+    for (let g = 0; g < t.gate; g++) this.gates[g]!.c.done();
+  }
+
+  /** @internal A constraint let `t` through; try the next one, then queue it. */
+  admitted(t: Task): void {
+    t.gate++;
+    this.ready(t);
+  }
+
+  /** @internal Pending tasks, for fence reports. */
+  pendingTasks(): IterableIterator<Task> {
+    return this.pending.values();
+  }
+
+  /** @internal Drops pending tasks (after a failed run). */
+  clearPending(): void {
+    for (const t of this.pending.values()) if (rt.trackRefs) for (const v of t.args) release(v);
+    this.pending.clear();
+  }
+
+  /** @internal Index of the input terminal by number. */
+  terminal(i: number): InputTerminal {
+    const term = this.inputs[i];
+    if (term === undefined) throw Errors.inputRange(this.name, i, this.inputs.length, rt.rank);
+    return term;
+  }
+
+  private reducingTerminal(idx: number, what: string): InputTerminal {
+    const term = this.terminal(idx);
+    if (term.reducer === undefined) {
+      throw Errors.invalidArgument(what, 'applies to reducing inputs only: call set_input_reducer first', { tt: this.name, terminal: idx, rank: rt.rank });
+    }
+    return term;
+  }
+
+  private pendingTask(key: unknown, idx: number): Task {
+    let t: Task | undefined;
+    try {
+      t = this.pending.get(key);
+      if (t !== undefined) return t;
+      if (typeof key === 'number' && key !== key) throw new KeyShapeError('NaN is not a valid key (it is not equal to itself)');
+      const n = this.inputs.length;
+      t = new Task(this as TTImpl, key, new Array<unknown>(n));
+      this.pending.add(key, t);
+    } catch (e) {
+      if (e instanceof KeyShapeError) throw Errors.badKey(this.name, key, e.message, rt.rank, idx);
+      throw e;
+    }
+    for (const term of this.inputs) {
+      if (term.reducer === undefined) continue;
+      t.counts ??= new Array<number>(this.inputs.length).fill(0);
+      t.goals ??= new Array<number>(this.inputs.length).fill(-1);
+      t.goals[term.index] = term.staticCount;
+    }
+    liveTTs.add(this as TTImpl);
+    return t;
+  }
+
+  private inputComplete(t: Task, bit: number): void {
+    t.got |= bit;
+    if (--t.missing === 0) {
+      this.pending.delete(t.key);
+      this.ready(t);
+    }
+  }
+
+  private ready(t: Task): void {
+    const gates = this.gates;
+    while (t.gate < gates.length) {
+      const g = gates[t.gate]!;
+      if (!g.c.admit(t, g.map(t.key as K))) return;
+      t.gate++;
+    }
+    if (this.priomap !== undefined) {
+      const p = this.priomap(t.key as K);
+      if (typeof p !== 'number' || Number.isNaN(p)) {
+        throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.name, key: t.key, rank: rt.rank });
+      }
+      t.prio = p;
+    }
+    scheduler.enqueue(t);
+  }
+
+  private validKey(key: unknown, idx: number | undefined): void {
+    if (typeof key === 'number' ? key === key : typeof key === 'string') return;
+    try {
+      checkKey(key);
+    } catch (e) {
+      throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), rt.rank, idx);
+    }
+  }
+}
+
+/** A TT of any types (the runtime's own view). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TTImpl = TT<any, any, any>;
+
+function checkFn<F>(f: F, what: string, tt: string): F {
+  if (typeof f !== 'function') throw Errors.invalidArgument(what, 'needs a function of the key', { tt });
+  return f;
+}
+
+function remoteUnavailable(tt: string, key: unknown): TtgError {
+  return new TtgError('E_INVALID_ARGUMENT', 'task belongs to another rank but this world has no remote transport', { tt, key, rank: rt.rank });
+}
+
+/**
+ * Makes a template task. `body(key, ...inputs, out)` runs once per key when every input terminal
+ * has its value; it may be a plain, async, generator or async generator function.
+ */
+export function make_tt<K, const Ins extends readonly Edge<K, any>[], const Outs extends readonly AnyEdge[]>(
+  body: Body<K, Ins, Outs>,
+  inputs: Ins,
+  outputs: Outs,
+  options: TTOptions = {},
+): TT<K, Ins, Outs> {
+  if (typeof body !== 'function') throw Errors.invalidArgument('make_tt body', `must be a function, got ${typeof body}`, { tt: options.name });
+  if (!Array.isArray(inputs) || !Array.isArray(outputs)) throw Errors.invalidArgument('make_tt', 'needs arrays of input and output edges', { tt: options.name });
+  if (inputs.length > 30) throw Errors.invalidArgument('make_tt', `supports at most 30 input terminals, got ${inputs.length}`, { tt: options.name });
+  inputs.forEach((e, i) => {
+    if (!(e instanceof Edge)) throw Errors.invalidArgument(`make_tt input ${i}`, 'is not a ttg.Edge', { tt: options.name, terminal: i });
+  });
+  outputs.forEach((e, i) => {
+    if (!(e instanceof Edge)) throw Errors.invalidArgument(`make_tt output ${i}`, 'is not a ttg.Edge', { tt: options.name, terminal: i });
+    if (e instanceof FusedEdge) throw Errors.invalidArgument(`make_tt output ${i}`, 'is a fused edge: fuse() combines inputs only', { tt: options.name, terminal: i });
+  });
+  if (options.name !== undefined && typeof options.name !== 'string') throw Errors.invalidArgument('make_tt options.name', 'must be a string');
+  return new TT<K, Ins, Outs>(body, inputs, outputs, options);
+}
+
+export type { KeyOf };

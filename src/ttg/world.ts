@@ -1,0 +1,119 @@
+/**
+ * The world: this process's place among the ranks, and the lifecycle calls `initialize`,
+ * `execute`, `fence` and `finalize`.
+ */
+import { initHashing } from '../serialize/hash.js';
+import { Errors } from './errors.js';
+import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
+import { rt } from './runtime.js';
+import { scheduler } from './scheduler.js';
+import { LocalTransport, type Transport } from './transport.js';
+
+/** Options of {@link initialize}. */
+export interface InitializeOptions {
+  /** Device backend settings (see the README's device section). */
+  device?: { backend?: string; devices?: number; memory?: number };
+}
+
+/** Options of {@link fence}. */
+export interface FenceOptions {
+  /** Reject with `E_INCOMPLETE` when tasks still miss inputs (default: report and resolve). */
+  strict?: boolean;
+  /** Do not print the report of incomplete tasks to stderr. */
+  quiet?: boolean;
+}
+
+/** This process's view of the set of ranks running the program. */
+export class World {
+  /** @internal */
+  constructor(private readonly transport: Transport) {}
+
+  /** This process's rank, in `[0, size)`. */
+  get rank(): number {
+    return this.transport.rank;
+  }
+
+  /** Number of ranks. */
+  get size(): number {
+    return this.transport.size;
+  }
+
+  /** Starts running tasks (idempotent). */
+  execute(): void {
+    execute();
+  }
+
+  /** Waits for global quiescence; see {@link fence}. */
+  fence(options?: FenceOptions): Promise<FenceReport> {
+    return fence(options);
+  }
+}
+
+let world: World | undefined;
+
+/**
+ * Joins the world: under `mpirun` all ranks, otherwise a world of one rank. Call once per process;
+ * later calls return the same world.
+ */
+export async function initialize(options: InitializeOptions = {}): Promise<World> {
+  if (rt.finalized) throw Errors.finalized('initialize()', rt.rank);
+  if (world !== undefined) return world;
+  if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
+  await initHashing();
+  const transport: Transport = new LocalTransport();
+  rt.transport = transport;
+  rt.rank = transport.rank;
+  rt.size = transport.size;
+  rt.initialized = true;
+  world = new World(transport);
+  return world;
+}
+
+/** The world, or a `TtgError` naming `what` needed it. */
+export function currentWorld(what: string): World {
+  if (rt.finalized) throw Errors.finalized(what, rt.rank);
+  if (world === undefined) throw Errors.notInitialized(what);
+  return world;
+}
+
+/** Starts running tasks, including those made ready before; idempotent. */
+export function execute(): void {
+  currentWorld('execute()');
+  scheduler.execute();
+}
+
+/**
+ * Resolves when every rank is idle and no message is in flight. Rejects with the first error of
+ * the run (a body that threw, a bad send...). Tasks still missing inputs do not block it; they are
+ * reported (printed to stderr and returned).
+ */
+export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
+  currentWorld('fence()');
+  scheduler.execute();
+  await scheduler.whenIdle();
+  await rt.transport!.quiesce(() => scheduler.isIdle());
+  const err = scheduler.takeError();
+  if (err !== undefined) {
+    clearPending();
+    throw err;
+  }
+  const report = collectReport();
+  const waiting = report.incomplete.length + report.held.length;
+  if (waiting !== 0 && options.strict === true) {
+    throw Errors.incomplete(report.incomplete.length, formatReport(report, rt.rank, 3), rt.rank);
+  }
+  if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
+  return report;
+}
+
+/** Leaves the world (finalizes MPI when running under it). Idempotent. */
+export async function finalize(): Promise<void> {
+  if (rt.finalized || world === undefined) {
+    rt.finalized = true;
+    return;
+  }
+  await rt.transport!.finalize();
+  rt.finalized = true;
+  rt.initialized = false;
+  world = undefined;
+}
