@@ -44,7 +44,10 @@ export function collectReport(): FenceReport {
       for (let i = 0; i < t.args.length; i++) if ((t.got & (1 << i)) === 0) missing.push(i);
       incomplete.push({ tt: tt.name, key: t.key, missing, edges: missing.map((i) => tt.inputs[i]!.edgeName) });
     }
-    if (!any) liveTTs.delete(tt);
+    if (!any) {
+      liveTTs.delete(tt);
+      tt.live = false;
+    }
   }
   const held: HeldTaskReport[] = [];
   for (const c of constraints) held.push(...c.heldTasks());
@@ -67,7 +70,10 @@ export function formatReport(r: FenceReport, rank: number, limit = 10): string {
 
 /** Forgets everything pending (after a failed run, so the next graph starts clean). */
 export function clearPending(): void {
-  for (const tt of liveTTs) tt.clearPending();
+  for (const tt of liveTTs) {
+    tt.clearPending();
+    tt.live = false;
+  }
   liveTTs.clear();
   for (const c of constraints) c.dropHeld();
 }

@@ -16,10 +16,11 @@ export class Task {
   got = 0;
   /** Input terminals still incomplete. */
   missing: number;
-  /** Values received per reducing terminal (only for TTs with reducers). */
-  counts: number[] | undefined = undefined;
-  /** Expected stream size per reducing terminal, -1 when not known yet. */
-  goals: number[] | undefined = undefined;
+  /**
+   * Stream state of reducing inputs (only for TTs with reducers): `[2i]` values received on input
+   * i, `[2i+1]` values expected (-1 while unknown). One array, to keep a task to few allocations.
+   */
+  streams: number[] | undefined = undefined;
   /** Index of the next constraint of the TT this task has to pass. */
   gate = 0;
 

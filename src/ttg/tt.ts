@@ -45,6 +45,10 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   consumeMask = 0;
   /** @internal */ executable = false;
   private readonly pending = new KeyMap<Task>();
+  /** @internal listed in liveTTs */
+  live = false;
+  /** Initial `Task.streams`, copied into each new task; undefined when no input reduces. */
+  private streamTemplate: number[] | undefined = undefined;
   private simple: boolean;
   private routed = false;
   private procmap: ((key: K) => number) | undefined = undefined;
@@ -109,6 +113,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     }
     term.reducer = reducer as Reducer<unknown>;
     term.staticCount = count ?? -1;
+    this.streamTemplate = this.inputs.flatMap((t) => [0, t.reducer === undefined ? -1 : t.staticCount]);
     this.simple = false;
     rt.trackRefs = true;
     return this;
@@ -216,9 +221,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       return;
     }
     if ((t.got & bit) !== 0) {
-      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.counts![idx]} value(s) received)`, rt.rank);
+      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.streams![2 * idx]} value(s) received)`, rt.rank);
     }
-    const n = t.counts![idx]!++;
+    const st = t.streams!;
+    const n = st[2 * idx]!;
+    st[2 * idx] = n + 1;
     if (n === 0) {
       t.args[idx] = value;
       retain(value);
@@ -244,7 +251,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       }
       t.args[idx] = acc;
     }
-    if (t.counts![idx] === t.goals![idx]) this.inputComplete(t, bit);
+    if (n + 1 === st[2 * idx + 1]) this.inputComplete(t, bit);
   }
 
   /** @internal */
@@ -255,11 +262,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     }
     if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
     const t = this.pendingTask(key, idx);
-    const got = t.counts![idx]!;
+    const got = t.streams![2 * idx]!;
     if (got > n || (t.got & (1 << idx)) !== 0) {
       throw Errors.reducerCount(this.name, idx, key, `stream size set to ${n} but ${got} value(s) already arrived${(t.got & (1 << idx)) !== 0 ? ' and the stream completed' : ''}`, rt.rank);
     }
-    t.goals![idx] = n;
+    t.streams![2 * idx + 1] = n;
     if (got === n) this.inputComplete(t, 1 << idx);
   }
 
@@ -339,13 +346,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       if (e instanceof KeyShapeError) throw Errors.badKey(this.name, key, e.message, rt.rank, idx);
       throw e;
     }
-    for (const term of this.inputs) {
-      if (term.reducer === undefined) continue;
-      t.counts ??= new Array<number>(this.inputs.length).fill(0);
-      t.goals ??= new Array<number>(this.inputs.length).fill(-1);
-      t.goals[term.index] = term.staticCount;
+    if (this.streamTemplate !== undefined) t.streams = this.streamTemplate.slice();
+    if (!this.live) {
+      this.live = true;
+      liveTTs.add(this as TTImpl);
     }
-    liveTTs.add(this as TTImpl);
     return t;
   }
 

@@ -1,0 +1,179 @@
+/**
+ * The only module that loads the native addon (`build/Release/ttg_native.node`).
+ *
+ * The addon is thin: it owns the MPI comm thread and marshals buffers; every decision
+ * (routing, termination detection, retries) is made by the TypeScript that calls it.
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What the addon was compiled with (not what the current run uses). */
+export interface NativeInfo {
+  /** Built with the MPI transport. */
+  mpi: boolean;
+  /** Linked with OpenBLAS and LAPACKE. */
+  blas: boolean;
+  /** Built with CUDA kernels. */
+  cuda: boolean;
+  /** Addon version (the npm package version it was built from). */
+  version: string;
+  /** Human-readable library versions, e.g. `MPI: Open MPI v4.1.4; BLAS: OpenBLAS 0.3.21 ...`. */
+  details: string;
+}
+
+/** Result of {@link NativeAddon.start}. */
+export interface NativeWorld {
+  /** This process's rank. */
+  rank: number;
+  /** Number of ranks (1 without mpirun or without MPI). */
+  size: number;
+  /** True when MPI was initialised (launched by mpirun and built with MPI). */
+  mpi: boolean;
+}
+
+/**
+ * An active message's header has arrived. When `sizes` is not empty, allocate one view per
+ * part with exactly `sizes[i]` bytes and call {@link NativeAddon.recv} with `id`; the payload
+ * then lands directly in those views and a {@link NativeRecvdEvent} follows.
+ */
+export interface NativeMsgEvent {
+  /** Discriminant. */
+  kind: 'msg';
+  /** Sending rank. */
+  src: number;
+  /** The header bytes as sent (a private copy). */
+  header: Uint8Array;
+  /** Byte length of each payload part, in send order. */
+  sizes: number[];
+  /** Receiver-local message id, for {@link NativeAddon.recv}. */
+  id: number;
+}
+
+/** The payload of message `id` is now in the views given to {@link NativeAddon.recv}. */
+export interface NativeRecvdEvent {
+  /** Discriminant. */
+  kind: 'recvd';
+  /** The id from the matching {@link NativeMsgEvent}. */
+  id: number;
+}
+
+/** The comm thread hit an error it could not attribute to a promise (e.g. an MPI failure). */
+export interface NativeErrorEvent {
+  /** Discriminant. */
+  kind: 'error';
+  /** Names the file:line and the MPI error string when MPI failed. */
+  message: string;
+}
+
+/** One element of a batch passed to the `onArrivals` callback. */
+export type NativeEvent = NativeMsgEvent | NativeRecvdEvent | NativeErrorEvent;
+
+/** Counters of the comm thread since the last {@link NativeAddon.start}. */
+export interface NativeStats {
+  /** Messages sent (headers). */
+  sent_msgs: number;
+  /** Messages whose header arrived. */
+  recv_msgs: number;
+  /** Header plus payload bytes sent. */
+  sent_bytes: number;
+  /** Header bytes arrived plus payload bytes received. */
+  recv_bytes: number;
+}
+
+/** The addon's API; see native/src/addon.cc. Synchronous methods throw, async ones reject. */
+export interface NativeAddon {
+  /** Compile-time capabilities. */
+  info(): NativeInfo;
+  /**
+   * Starts the comm thread, and MPI when the process was launched by mpirun. `onArrivals` is
+   * called on the JS thread with batches of events, only when something arrived. The comm
+   * thread keeps the event loop alive until {@link NativeAddon.finalize}.
+   */
+  start(onArrivals: (events: NativeEvent[]) => void): NativeWorld;
+  /**
+   * Enqueues an active message to `dest`. The header is copied; the `parts` are sent from
+   * their own memory, so they must not be modified until the receiver has them (the addon
+   * keeps them alive until then). Each part must be smaller than 2 GiB.
+   */
+  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[]): void;
+  /** Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`). */
+  recv(id: number, views: ArrayBufferView[]): void;
+  /** Element-wise sum over all ranks (non-blocking MPI_Iallreduce progressed by the comm thread). */
+  allreduce(values: Float64Array): Promise<Float64Array>;
+  /** Resolves when every rank has entered the barrier. */
+  barrier(): Promise<void>;
+  /**
+   * Raw MPI baseline: `iters` blocking round trips of `bytes` between this rank and `peer`,
+   * run entirely in the comm thread; resolves to seconds per round trip. Both ranks must call it.
+   */
+  pingpong(peer: number, bytes: number, iters: number): Promise<number>;
+  /** Message and byte counters. */
+  stats(): NativeStats;
+  /** MPI_Abort(code) under MPI, else exits the process with `code`. Never returns. */
+  abort(code: number): never;
+  /** Stops the comm thread and calls MPI_Finalize once. Idempotent. */
+  finalize(): void;
+}
+
+const REQUIRED: readonly (keyof NativeAddon)[] = [
+  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'finalize',
+];
+
+let cached: NativeAddon | null | undefined;
+let reason: string | null = null;
+
+/** Directory holding the package.json nearest above this file (works from src/ and dist/). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** Path the addon is loaded from: `<package root>/build/Release/ttg_native.node`. */
+export function nativeAddonPath(): string {
+  return join(packageRoot(), 'build', 'Release', 'ttg_native.node');
+}
+
+/**
+ * Loads the addon once. Returns null when it is missing or fails to load; the one-line reason
+ * is then available from {@link nativeLoadError}.
+ */
+export function loadNative(): NativeAddon | null {
+  if (cached !== undefined) return cached;
+  try {
+    const path = nativeAddonPath();
+    if (!existsSync(path)) throw new Error(`${path} does not exist`);
+    const addon = createRequire(import.meta.url)(path) as Partial<NativeAddon>;
+    const missing = REQUIRED.filter((k) => typeof addon[k] !== 'function');
+    if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')} (stale build?)`);
+    cached = addon as NativeAddon;
+  } catch (e) {
+    reason = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'unknown error';
+    cached = null;
+  }
+  return cached;
+}
+
+/** Why {@link loadNative} returned null, or null if it loaded (or was not tried yet). */
+export function nativeLoadError(): string | null {
+  return reason;
+}
+
+/**
+ * The addon, for callers that cannot work without it.
+ * @throws Error naming the load failure and telling the user to run `npm run build:native`.
+ */
+export function requireNative(): NativeAddon {
+  const addon = loadNative();
+  if (addon === null) {
+    throw new Error(`ttg native addon unavailable (${reason}); build it with \`npm run build:native\``);
+  }
+  return addon;
+}
