@@ -55,6 +55,14 @@ export function dot(...tts: TTImpl[]): string {
     tt.outputs.forEach((e, i) => {
       for (const s of e.sinks) lines.push(`  n${tt.id} -> n${s.tt.id} [label=${q(`${e.name} (${i}->${s.index})`)}];`);
     });
+    // inputs fed by no TT (only by invoke) still show, from a point of their own
+    tt.inputEdges.forEach((e, i) => {
+      for (const m of e.members()) {
+        if (m.sources.length !== 0) continue;
+        const id = `in${tt.id}_${i}_${lines.length}`;
+        lines.push(`  ${id} [shape=point];`, `  ${id} -> n${tt.id} [label=${q(`${m.name} (->${i})`)}];`);
+      }
+    });
   }
   lines.push('}');
   return lines.join('\n');

@@ -2,6 +2,7 @@
  * One task instance: a TT, a key and the inputs collected so far. The task object is also the
  * `out` argument of its body, so running a task allocates one object, not two.
  */
+import { release } from './cow.js';
 import { Errors } from './errors.js';
 import { rt } from './runtime.js';
 import type { TTImpl } from './tt.js';
@@ -37,6 +38,7 @@ export class Task {
 
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
+    if (this.tt.consumeMask !== 0) this.moveOut(value);
     for (let s = 0; s < sinks.length; s++) {
       const sink = sinks[s]!;
       sink.tt.deliver(sink.index, key, value);
@@ -52,6 +54,7 @@ export class Task {
   }
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
+    if (this.tt.consumeMask !== 0) this.moveOut(value);
     if (typeof i === 'number') {
       const list = Array.from(keys as Iterable<unknown>);
       for (const sink of this.sinksOf(i)) sink.tt.deliverMany(sink.index, list, value);
@@ -74,6 +77,23 @@ export class Task {
 
   finalize_argstream(i: number, key: unknown): void {
     for (const sink of this.sinksOf(i)) sink.tt.finalizeStream(sink.index, key);
+  }
+
+  /**
+   * Sending a consumed input onward moves it: this task gives up its hold now, not when its body
+   * returns, so the receiver may mutate it without a copy even if this (async) body is still running.
+   */
+  private moveOut(value: unknown): void {
+    if (typeof value !== 'object' || value === null) return;
+    const args = this.args;
+    const mask = this.tt.consumeMask;
+    for (let a = 0; a < args.length; a++) {
+      if ((mask & (1 << a)) !== 0 && args[a] === value) {
+        release(value);
+        args[a] = undefined;
+        return;
+      }
+    }
   }
 
   private sinksOf(i: number) {

@@ -10,10 +10,10 @@ export interface Transport {
   /** Human-readable name for diagnostics, e.g. `local` or `mpi`. */
   readonly kind: string;
   /**
-   * Resolves once every rank is idle and no message is in flight. `localIdle()` tells whether this
-   * rank has nothing queued or running; `onRemoteWork` wakes the caller when messages arrive.
+   * Resolves once every rank is idle and no message is in flight. `settleLocal()` resolves when
+   * this rank has nothing queued or running (it may be called again after new work arrived).
    */
-  quiesce(localIdle: () => boolean): Promise<void>;
+  quiesce(settleLocal: () => Promise<void>): Promise<void>;
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
 }
@@ -24,8 +24,8 @@ export class LocalTransport implements Transport {
   readonly size = 1;
   readonly kind = 'local';
 
-  quiesce(localIdle: () => boolean): Promise<void> {
-    return localIdle() ? Promise.resolve() : Promise.reject(new Error('quiesce called while busy'));
+  quiesce(settleLocal: () => Promise<void>): Promise<void> {
+    return settleLocal();
   }
 
   finalize(): Promise<void> {

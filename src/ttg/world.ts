@@ -90,8 +90,7 @@ export function execute(): void {
 export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
   currentWorld('fence()');
   scheduler.execute();
-  await scheduler.whenIdle();
-  await rt.transport!.quiesce(() => scheduler.isIdle());
+  await rt.transport!.quiesce(settleLocal);
   const err = scheduler.takeError();
   if (err !== undefined) {
     clearPending();
@@ -104,6 +103,18 @@ export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
   }
   if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
   return report;
+}
+
+/**
+ * Resolves when this rank is idle and stays idle across one macrotask turn, so promise callbacks
+ * that user code queued (and that may invoke more tasks) have run.
+ */
+async function settleLocal(): Promise<void> {
+  for (;;) {
+    await scheduler.whenIdle();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (scheduler.isIdle()) return;
+  }
 }
 
 /** Leaves the world (finalizes MPI when running under it). Idempotent. */

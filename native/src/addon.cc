@@ -1,0 +1,392 @@
+// Node-API glue: converts JS values to the plain structs of messages.h and back. Every
+// decision (routing, termination, retries) lives in TypeScript; this file only marshals,
+// pins JS memory while the comm thread uses it, and settles promises.
+#include <napi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "build_info.h"
+#include "comm_thread.h"
+#include "js_views.h"
+#include "launch_env.h"
+
+namespace ttg {
+namespace {
+
+// One per process, like MPI itself; deliberately leaked so no exit-time destructor races a
+// still-running thread.
+CommThread& comm() {
+  static CommThread* c = new CommThread();
+  return *c;
+}
+napi_env g_owner = nullptr;
+
+class NativeAddon;
+void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*);
+using Tsfn = Napi::TypedThreadSafeFunction<NativeAddon, void, call_js>;
+
+struct PendingMsg {
+  int src;
+  int tag;
+  std::vector<std::uint64_t> sizes;
+  std::vector<Span> loop_src;
+  std::uint64_t loop_pin;
+};
+
+struct PendingPromise {
+  Napi::Promise::Deferred deferred;
+  CollKind kind;
+};
+
+class NativeAddon : public Napi::Addon<NativeAddon> {
+ public:
+  NativeAddon(Napi::Env env, Napi::Object exports) {
+    DefineAddon(exports, {
+                             InstanceMethod("info", &NativeAddon::Info),
+                             InstanceMethod("start", &NativeAddon::Start),
+                             InstanceMethod("send", &NativeAddon::Send),
+                             InstanceMethod("recv", &NativeAddon::Recv),
+                             InstanceMethod("allreduce", &NativeAddon::Allreduce),
+                             InstanceMethod("barrier", &NativeAddon::Barrier),
+                             InstanceMethod("pingpong", &NativeAddon::Pingpong),
+                             InstanceMethod("stats", &NativeAddon::StatsJs),
+                             InstanceMethod("abort", &NativeAddon::Abort),
+                             InstanceMethod("finalize", &NativeAddon::Finalize),
+                         });
+    (void)env;
+  }
+
+  void Deliver(Napi::Env env, Napi::Function fn) {
+    Batch b = comm().take();
+    Release(b.released);
+    Napi::Array events = Napi::Array::New(env, b.arrivals.size());
+    uint32_t n = 0;
+    for (Arrival& a : b.arrivals) events[n++] = ToJs(env, a);
+    // Arrivals first: a collective that completed in the same batch (e.g. a termination wave)
+    // must see JS's counters already updated by these messages.
+    if (n > 0 && started_ && !fn.IsEmpty()) {
+      try {
+        fn.Call({events});
+      } catch (const Napi::Error& e) {
+        napi_fatal_exception(env, e.Value());
+      }
+    }
+    Settle(env, b.completions);
+  }
+
+  void OnTsfnFinalized() {
+    std::lock_guard<std::mutex> lk(wake_mu_);
+    tsfn_alive_ = false;
+  }
+
+ private:
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    const BuildInfo b = build_info();
+    Napi::Object o = Napi::Object::New(info.Env());
+    o["mpi"] = b.mpi;
+    o["blas"] = b.blas;
+    o["cuda"] = b.cuda;
+    o["version"] = b.version;
+    o["details"] = b.details;
+    return o;
+  }
+
+  Napi::Value Start(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.start(onArrivals): onArrivals must be a function");
+    if (started_ || comm().running()) {
+      throw Napi::Error::New(env, g_owner == env ? "ttg_native.start: already started (call finalize first)"
+                                                 : "ttg_native.start: the comm thread belongs to another thread's environment");
+    }
+    const bool launched = launched_by_mpirun();
+    if (launched && !TTG_HAVE_MPI) {
+      std::fprintf(stderr, "ttg_native: launched by mpirun but built without MPI; this process runs as rank 0 of 1\n");
+    }
+    tsfn_ = Tsfn::New(env, info[0].As<Napi::Function>(), "ttg-comm", 0, 1, this,
+                      [](Napi::Env, void*, NativeAddon* self) { self->OnTsfnFinalized(); });
+    tsfn_alive_ = true;
+    try {
+      comm().start(launched && TTG_HAVE_MPI, [this] {
+        std::lock_guard<std::mutex> lk(wake_mu_);
+        if (tsfn_alive_) tsfn_.NonBlockingCall();
+      });
+    } catch (const std::exception& e) {
+      ReleaseTsfn();
+      throw Napi::Error::New(env, std::string("ttg_native.start: ") + e.what());
+    }
+    started_ = true;
+    g_owner = env;
+    // Registered after the TSFN, so it runs before the TSFN's own teardown (hooks run LIFO).
+    cleanup_ = env.AddCleanupHook(std::function<void()>([this] { Shutdown(nullptr); }));
+    Napi::Object o = Napi::Object::New(env);
+    o["rank"] = comm().rank();
+    o["size"] = comm().size();
+    o["mpi"] = comm().uses_mpi();
+    return o;
+  }
+
+  Napi::Value Send(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireStarted(env, "send");
+    const double d = info[0].ToNumber().DoubleValue();
+    if (!(d >= 0 && d < comm().size() && std::floor(d) == d)) {
+      throw Napi::RangeError::New(env, "ttg_native.send: dest " + info[0].ToString().Utf8Value() +
+                                           " is not a rank in [0, " + std::to_string(comm().size()) + ")");
+    }
+    const Span h = view_span(info[1], "send: header");
+    if (h.bytes > (1u << 30)) throw Napi::RangeError::New(env, "ttg_native.send: header larger than 1 GiB");
+    if (!info[2].IsArray()) throw Napi::TypeError::New(env, "ttg_native.send: parts must be an array of ArrayBufferViews");
+    Napi::Array parts = info[2].As<Napi::Array>();
+    SendCmd cmd;
+    cmd.dest = static_cast<int>(d);
+    cmd.header.assign(static_cast<const std::uint8_t*>(h.data), static_cast<const std::uint8_t*>(h.data) + h.bytes);
+    cmd.parts = Spans(env, parts, "send");
+    cmd.pin = Pin(parts);
+    comm().enqueue(std::move(cmd));
+    return env.Undefined();
+  }
+
+  Napi::Value Recv(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireStarted(env, "recv");
+    const auto id = static_cast<std::uint64_t>(info[0].ToNumber().DoubleValue());
+    auto it = pending_.find(id);
+    if (it == pending_.end()) {
+      throw Napi::Error::New(env, "ttg_native.recv: no message " + std::to_string(id) +
+                                      " awaits a receive (already received, or it had no payload parts)");
+    }
+    if (!info[1].IsArray()) throw Napi::TypeError::New(env, "ttg_native.recv: views must be an array of ArrayBufferViews");
+    Napi::Array views = info[1].As<Napi::Array>();
+    RecvCmd cmd;
+    cmd.parts = Spans(env, views, "recv");
+    const PendingMsg& m = it->second;
+    if (cmd.parts.size() != m.sizes.size()) {
+      throw Napi::RangeError::New(env, "ttg_native.recv: message " + std::to_string(id) + " has " +
+                                           std::to_string(m.sizes.size()) + " parts, got " +
+                                           std::to_string(cmd.parts.size()) + " views");
+    }
+    for (std::size_t i = 0; i < m.sizes.size(); ++i) {
+      if (cmd.parts[i].bytes != m.sizes[i]) {
+        throw Napi::RangeError::New(env, "ttg_native.recv: views[" + std::to_string(i) + "] has " +
+                                             std::to_string(cmd.parts[i].bytes) + " bytes, the part has " +
+                                             std::to_string(m.sizes[i]));
+      }
+    }
+    cmd.id = id;
+    cmd.src = m.src;
+    cmd.tag = m.tag;
+    cmd.loop_src = m.loop_src;
+    cmd.loop_pin = m.loop_pin;
+    cmd.pin = Pin(views);
+    pending_.erase(it);
+    comm().enqueue(std::move(cmd));
+    return env.Undefined();
+  }
+
+  Napi::Value Allreduce(const Napi::CallbackInfo& info) {
+    CollCmd cmd;
+    cmd.kind = CollKind::Allreduce;
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+      return Rejected(info.Env(), Napi::TypeError::New(info.Env(), "ttg_native.allreduce: values must be a Float64Array"));
+    }
+    Napi::Float64Array v = info[0].As<Napi::Float64Array>();
+    cmd.values.assign(v.Data(), v.Data() + v.ElementLength());
+    return Collective(info.Env(), std::move(cmd), "allreduce");
+  }
+
+  Napi::Value Barrier(const Napi::CallbackInfo& info) {
+    CollCmd cmd;
+    cmd.kind = CollKind::Barrier;
+    return Collective(info.Env(), std::move(cmd), "barrier");
+  }
+
+  Napi::Value Pingpong(const Napi::CallbackInfo& info) {
+    CollCmd cmd;
+    cmd.kind = CollKind::Pingpong;
+    cmd.peer = info[0].ToNumber().Int32Value();
+    const double bytes = info[1].ToNumber().DoubleValue();
+    cmd.bytes = bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+    cmd.iters = info[2].ToNumber().Int32Value();
+    return Collective(info.Env(), std::move(cmd), "pingpong");
+  }
+
+  Napi::Value StatsJs(const Napi::CallbackInfo& info) {
+    Napi::Object o = Napi::Object::New(info.Env());
+    o["sent_msgs"] = static_cast<double>(comm().stats.sent_msgs.load());
+    o["recv_msgs"] = static_cast<double>(comm().stats.recv_msgs.load());
+    o["sent_bytes"] = static_cast<double>(comm().stats.sent_bytes.load());
+    o["recv_bytes"] = static_cast<double>(comm().stats.recv_bytes.load());
+    return o;
+  }
+
+  Napi::Value Abort(const Napi::CallbackInfo& info) {
+    comm().abort(info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 1);
+  }
+
+  Napi::Value Finalize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Shutdown(&env);
+    return env.Undefined();
+  }
+
+  // env == nullptr: called from the env cleanup hook while Node tears down; JS is gone, so no
+  // promise is settled and references are abandoned rather than deleted.
+  void Shutdown(const Napi::Env* env) {
+    if (!started_) return;
+    started_ = false;
+    comm().stop();
+    Batch b = comm().take();
+    if (env != nullptr) {
+      Release(b.released);
+      Settle(*env, b.completions);
+      for (auto& [id, p] : promises_) {
+        p.deferred.Reject(Napi::Error::New(*env, "ttg_native: finalized before this operation completed").Value());
+      }
+      cleanup_.Remove(*env);
+    } else {
+      for (auto& [id, refs] : pins_) {
+        for (auto& r : refs) r.SuppressDestruct();
+      }
+    }
+    pins_.clear();
+    promises_.clear();
+    pending_.clear();
+    ReleaseTsfn();
+    g_owner = nullptr;
+  }
+
+  void ReleaseTsfn() {
+    std::lock_guard<std::mutex> lk(wake_mu_);
+    if (tsfn_alive_) tsfn_.Release();
+    tsfn_alive_ = false;
+  }
+
+  void RequireStarted(Napi::Env env, const char* what) {
+    if (!started_) throw Napi::Error::New(env, std::string("ttg_native.") + what + ": call start() first (or after finalize())");
+  }
+
+  std::vector<Span> Spans(Napi::Env env, Napi::Array views, const char* what) {
+    std::vector<Span> spans(views.Length());
+    for (uint32_t i = 0; i < views.Length(); ++i) {
+      spans[i] = view_span(views.Get(i), std::string(what) + ": parts[" + std::to_string(i) + "]");
+      if (spans[i].bytes > static_cast<std::size_t>(INT_MAX)) {
+        throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": parts[" + std::to_string(i) + "] has " +
+                                             std::to_string(spans[i].bytes) +
+                                             " bytes; parts of 2 GiB or more are not supported, split the payload");
+      }
+    }
+    return spans;
+  }
+
+  // Keeps the views (and so their memory) alive until the comm thread hands the pin back.
+  std::uint64_t Pin(Napi::Array views) {
+    if (views.Length() == 0) return 0;
+    std::vector<Napi::ObjectReference> refs;
+    refs.reserve(views.Length());
+    for (uint32_t i = 0; i < views.Length(); ++i) refs.push_back(Napi::Persistent(views.Get(i).As<Napi::Object>()));
+    const std::uint64_t id = ++pin_seq_;
+    pins_.emplace(id, std::move(refs));
+    return id;
+  }
+
+  void Release(const std::vector<std::uint64_t>& ids) {
+    for (std::uint64_t id : ids) pins_.erase(id);
+  }
+
+  Napi::Value Collective(Napi::Env env, CollCmd&& cmd, const char* what) {
+    if (!started_) {
+      return Rejected(env, Napi::Error::New(env, std::string("ttg_native.") + what + ": call start() first"));
+    }
+    cmd.promise = ++promise_seq_;
+    auto d = Napi::Promise::Deferred::New(env);
+    promises_.emplace(cmd.promise, PendingPromise{d, cmd.kind});
+    comm().enqueue(std::move(cmd));
+    return d.Promise();
+  }
+
+  static Napi::Value Rejected(Napi::Env env, const Napi::Error& e) {
+    auto d = Napi::Promise::Deferred::New(env);
+    d.Reject(e.Value());
+    return d.Promise();
+  }
+
+  void Settle(Napi::Env env, std::vector<Completion>& done) {
+    for (Completion& c : done) {
+      auto it = promises_.find(c.promise);
+      if (it == promises_.end()) continue;
+      PendingPromise p = std::move(it->second);
+      promises_.erase(it);
+      if (!c.ok) {
+        p.deferred.Reject(Napi::Error::New(env, "ttg_native: " + c.message).Value());
+      } else if (p.kind == CollKind::Allreduce) {
+        Napi::Float64Array r = Napi::Float64Array::New(env, c.values.size());
+        std::copy(c.values.begin(), c.values.end(), r.Data());
+        p.deferred.Resolve(r);
+      } else if (p.kind == CollKind::Pingpong) {
+        p.deferred.Resolve(Napi::Number::New(env, c.values.empty() ? 0.0 : c.values[0]));
+      } else {
+        p.deferred.Resolve(env.Undefined());
+      }
+    }
+  }
+
+  Napi::Value ToJs(Napi::Env env, Arrival& a) {
+    Napi::Object o = Napi::Object::New(env);
+    switch (a.kind) {
+      case Arrival::Kind::Msg: {
+        o["kind"] = "msg";
+        o["src"] = a.src;
+        // Headers are small; a copy is cheaper than an external buffer's finalizer.
+        Napi::Uint8Array h = Napi::Uint8Array::New(env, a.header.size());
+        if (!a.header.empty()) std::memcpy(h.Data(), a.header.data(), a.header.size());
+        o["header"] = h;
+        Napi::Array sizes = Napi::Array::New(env, a.sizes.size());
+        for (uint32_t i = 0; i < a.sizes.size(); ++i) sizes[i] = static_cast<double>(a.sizes[i]);
+        o["sizes"] = sizes;
+        o["id"] = static_cast<double>(a.id);
+        if (!a.sizes.empty()) {
+          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin});
+        }
+        break;
+      }
+      case Arrival::Kind::Recvd:
+        o["kind"] = "recvd";
+        o["id"] = static_cast<double>(a.id);
+        break;
+      case Arrival::Kind::Error:
+        o["kind"] = "error";
+        o["message"] = a.message;
+        break;
+    }
+    return o;
+  }
+
+  bool started_ = false;
+  Tsfn tsfn_;
+  std::mutex wake_mu_;
+  bool tsfn_alive_ = false;
+  Napi::Env::CleanupHook<std::function<void()>> cleanup_;
+  std::uint64_t pin_seq_ = 0, promise_seq_ = 0;
+  std::unordered_map<std::uint64_t, std::vector<Napi::ObjectReference>> pins_;
+  std::unordered_map<std::uint64_t, PendingPromise> promises_;
+  std::unordered_map<std::uint64_t, PendingMsg> pending_;
+};
+
+void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*) {
+  if (env == nullptr || self == nullptr) return;  // the TSFN is being torn down
+  self->Deliver(env, fn);
+}
+
+}  // namespace
+}  // namespace ttg
+
+using ttg::NativeAddon;
+NODE_API_ADDON(NativeAddon)

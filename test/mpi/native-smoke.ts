@@ -1,0 +1,61 @@
+// Run under `mpirun -np N`: every rank sends every rank (itself included) a header-only message
+// and a message with a 16 MiB Float64Array received directly into a JS-allocated array, checks
+// header order and contents, runs an allreduce and a barrier, then prints one result line.
+import { requireNative, type NativeEvent } from '../../src/ttg/native.js';
+
+const ELEMS = (16 * 2 ** 20) / 8;
+const SMALL = 5; // header-only messages per pair, to check ordering
+const addon = requireNative();
+const pending: NativeEvent[] = [];
+let wake: () => void = () => {};
+let batches = 0;
+const { rank, size, mpi } = addon.start((batch) => {
+  batches++;
+  pending.push(...batch);
+  wake();
+});
+
+const value = (src: number, dst: number, i: number): number => src * 2 ** 40 + dst * 2 ** 32 + i;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+for (let dst = 0; dst < size; dst++) {
+  for (let s = 0; s < SMALL; s++) addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: s })), []);
+  const big = new Float64Array(ELEMS);
+  for (let i = 0; i < ELEMS; i++) big[i] = value(rank, dst, i);
+  addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: SMALL })), [big, new Uint8Array([rank, dst])]);
+}
+
+const lastSeq = new Map<number, number>();
+const inflight = new Map<number, { src: number; big: Float64Array; tail: Uint8Array }>();
+let bigDone = 0;
+let bad = 0;
+while (bigDone < size) {
+  if (pending.length === 0) await new Promise<void>((r) => (wake = r));
+  for (const e of pending.splice(0)) {
+    if (e.kind === 'error') throw new Error(e.message);
+    if (e.kind === 'msg') {
+      const h = JSON.parse(decoder.decode(e.header)) as { src: number; seq: number };
+      if (h.src !== e.src || h.seq !== (lastSeq.get(e.src) ?? -1) + 1) bad++;
+      lastSeq.set(e.src, h.seq);
+      if (e.sizes.length > 0) {
+        const big = new Float64Array(e.sizes[0]! / 8);
+        const tail = new Uint8Array(e.sizes[1]!);
+        inflight.set(e.id, { src: e.src, big, tail });
+        addon.recv(e.id, [big, tail]);
+      }
+    } else {
+      const m = inflight.get(e.id)!;
+      inflight.delete(e.id);
+      for (let i = 0; i < ELEMS; i++) if (m.big[i] !== value(m.src, rank, i)) { bad++; break; }
+      if (m.tail[0] !== m.src || m.tail[1] !== rank) bad++;
+      bigDone++;
+    }
+  }
+}
+
+const sum = await addon.allreduce(new Float64Array([1, rank, bad]));
+await addon.barrier();
+const stats = addon.stats();
+addon.finalize();
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats })}`);

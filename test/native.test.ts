@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+
+import { loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
+
+describe('native addon (single process)', () => {
+  it('loads', () => {
+    const addon = loadNative();
+    expect(addon, `addon failed to load: ${nativeLoadError()}`).to.not.equal(null);
+  });
+
+  it('info() reports what it was compiled with', () => {
+    const info = requireNative().info();
+    expect(info.mpi).to.be.a('boolean');
+    expect(info.blas).to.be.a('boolean');
+    expect(info.cuda).to.be.a('boolean');
+    expect(info.version).to.be.a('string').and.not.equal('');
+  });
+
+  it('start() without mpirun is rank 0 of 1; messages loop back; finalize is idempotent', async () => {
+    const addon = requireNative();
+    const events: NativeEvent[] = [];
+    let wake: () => void = () => {};
+    const world = addon.start((batch) => {
+      events.push(...batch);
+      wake();
+    });
+    try {
+      expect(world).to.include({ rank: 0, size: 1, mpi: false });
+      const payload = Float64Array.from({ length: 1000 }, (_, i) => i * 0.5);
+      addon.send(0, new Uint8Array([1, 2, 3]), [payload]);
+      while (!events.some((e) => e.kind === 'msg')) await new Promise<void>((r) => (wake = r));
+      const msg = events.find((e) => e.kind === 'msg');
+      if (msg?.kind !== 'msg') throw new Error('no msg event');
+      expect([...msg.header]).to.deep.equal([1, 2, 3]);
+      expect(msg.sizes).to.deep.equal([8000]);
+      const into = new Float64Array(1000);
+      expect(() => addon.recv(msg.id, [new Float64Array(3)])).to.throw(RangeError, /bytes/);
+      addon.recv(msg.id, [into]);
+      while (!events.some((e) => e.kind === 'recvd')) await new Promise<void>((r) => (wake = r));
+      expect(into).to.deep.equal(payload);
+      const sum = await addon.allreduce(new Float64Array([2, 3]));
+      expect([...sum]).to.deep.equal([2, 3]);
+      await addon.barrier();
+      expect(addon.stats()).to.include({ sent_msgs: 1, recv_msgs: 1 });
+      expect(() => addon.send(1, new Uint8Array(0), [])).to.throw(RangeError, /not a rank/);
+    } finally {
+      addon.finalize();
+      addon.finalize();
+    }
+  });
+});
