@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -28,6 +29,10 @@ CommThread& comm() {
   return *c;
 }
 napi_env g_owner = nullptr;
+
+// process.exit() skips env cleanup hooks; without this MPI would never be finalized and mpirun
+// would report an improper exit. Runs on the exiting thread; touches no JS state.
+void stop_at_exit() { comm().stop(); }
 
 class NativeAddon;
 void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*);
@@ -60,6 +65,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("stats", &NativeAddon::StatsJs),
                              InstanceMethod("abort", &NativeAddon::Abort),
                              InstanceMethod("finalize", &NativeAddon::Finalize),
+                             InstanceMethod("keepAlive", &NativeAddon::KeepAlive),
                          });
     (void)env;
   }
@@ -124,6 +130,8 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     started_ = true;
     g_owner = env;
+    static const bool at_exit_registered = std::atexit(stop_at_exit) == 0;
+    (void)at_exit_registered;
     // Registered after the TSFN, so it runs before the TSFN's own teardown (hooks run LIFO).
     cleanup_ = env.AddCleanupHook(std::function<void()>([this] { Shutdown(nullptr); }));
     Napi::Object o = Napi::Object::New(env);
@@ -229,6 +237,19 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
 
   Napi::Value Abort(const Napi::CallbackInfo& info) {
     comm().abort(info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 1);
+  }
+
+  // The comm thread holds the event loop open (like a listening socket) so a rank waiting for
+  // messages does not exit; JS turns that off when it expects nothing, e.g. after a fence.
+  Napi::Value KeepAlive(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireStarted(env, "keepAlive");
+    if (info[0].ToBoolean().Value()) {
+      tsfn_.Ref(env);
+    } else {
+      tsfn_.Unref(env);
+    }
+    return env.Undefined();
   }
 
   Napi::Value Finalize(const Napi::CallbackInfo& info) {

@@ -42,7 +42,7 @@ class CommThread {
  private:
   void run(bool use_mpi);
   void publish(Batch&& b);
-  void idle_wait(unsigned& sleep_us);
+  void idle_wait(unsigned& sleep_us, unsigned cap_us);
 
   std::thread thread_;
   std::unique_ptr<Transport> transport_;
@@ -50,6 +50,7 @@ class CommThread {
   int rank_ = 0, size_ = 1;
   bool uses_mpi_ = false;
   unsigned max_idle_us_ = 50;
+  unsigned deep_idle_us_ = 500;
 
   std::mutex in_mu_;
   std::condition_variable in_cv_;

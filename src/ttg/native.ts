@@ -90,7 +90,8 @@ export interface NativeAddon {
   /**
    * Starts the comm thread, and MPI when the process was launched by mpirun. `onArrivals` is
    * called on the JS thread with batches of events, only when something arrived. The comm
-   * thread keeps the event loop alive until {@link NativeAddon.finalize}.
+   * thread keeps the event loop alive until {@link NativeAddon.finalize} or
+   * {@link NativeAddon.keepAlive}(false).
    */
   start(onArrivals: (events: NativeEvent[]) => void): NativeWorld;
   /**
@@ -114,12 +115,19 @@ export interface NativeAddon {
   stats(): NativeStats;
   /** MPI_Abort(code) under MPI, else exits the process with `code`. Never returns. */
   abort(code: number): never;
+  /**
+   * Whether the started comm thread keeps Node's event loop alive (default true, like a
+   * listening socket, so a rank waiting for messages does not exit). Pass false when nothing
+   * is expected (e.g. after a fence) so a program that never calls finalize still exits; MPI is
+   * then finalized by the addon's exit hooks.
+   */
+  keepAlive(on: boolean): void;
   /** Stops the comm thread and calls MPI_Finalize once. Idempotent. */
   finalize(): void;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'finalize',
+  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'keepAlive', 'finalize',
 ];
 
 let cached: NativeAddon | null | undefined;
