@@ -5,6 +5,7 @@
  */
 import { BodyKind, callBody, isThenable } from './body.js';
 import { Errors, TtgError } from './errors.js';
+import { hooks } from './hooks.js';
 import { ReadyQueue } from './ready-queue.js';
 import { rt } from './runtime.js';
 import type { Task } from './task.js';
@@ -102,6 +103,24 @@ export class Scheduler {
   }
 
   private run(t: Task): void {
+    const tt = t.tt;
+    if (hooks.toHost !== undefined && tt.kind <= BodyKind.Async) {
+      let p: PromiseLike<void> | undefined;
+      try {
+        p = hooks.toHost(t.args);
+      } catch (e) {
+        this.fail(t, e);
+        return;
+      }
+      if (p !== undefined) {
+        p.then(() => this.runBody(t), (e: unknown) => this.fail(t, e));
+        return;
+      }
+    }
+    this.runBody(t);
+  }
+
+  private runBody(t: Task): void {
     const tt = t.tt;
     const body = tt.body as AnyBody;
     let r: unknown;
