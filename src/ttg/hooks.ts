@@ -11,4 +11,20 @@ export const hooks: {
    * copy had to be started; undefined when everything was already on the host.
    */
   toHost: ((values: readonly unknown[]) => PromiseLike<void> | undefined) | undefined;
-} = { toHost: undefined };
+  /** Sets up the device backend from `initialize({ device })` and the TTG_DEVICE variable. */
+  initDevices: ((options: DeviceOptions | undefined) => Promise<void>) | undefined;
+  /** Releases device memory and worker threads at `finalize()`. */
+  finalizeDevices: (() => Promise<void>) | undefined;
+} = { toHost: undefined, initDevices: undefined, finalizeDevices: undefined };
+
+/** Device options of `ttg.initialize({ device })`. */
+export interface DeviceOptions {
+  /** `cuda`, `host` or `emulated` (default: cuda when a GPU is present, else host). */
+  backend?: string;
+  /** Number of devices (emulated) or devices to use. */
+  devices?: number;
+  /** Bytes of memory per device (emulated; a cap for cuda). */
+  memory?: number;
+  /** Streams (host: worker threads) per device. */
+  streams?: number;
+}

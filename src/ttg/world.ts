@@ -6,13 +6,14 @@ import { initHashing } from '../serialize/hash.js';
 import { Errors } from './errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import { rt } from './runtime.js';
+import { hooks, type DeviceOptions } from './hooks.js';
 import { scheduler } from './scheduler.js';
 import { LocalTransport, type Transport } from './transport.js';
 
 /** Options of {@link initialize}. */
 export interface InitializeOptions {
   /** Device backend settings (see the README's device section). */
-  device?: { backend?: string; devices?: number; memory?: number };
+  device?: DeviceOptions;
 }
 
 /** Options of {@link fence}. */
@@ -64,6 +65,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   rt.transport = transport;
   rt.rank = transport.rank;
   rt.size = transport.size;
+  if (hooks.initDevices !== undefined) await hooks.initDevices(options.device);
   rt.initialized = true;
   world = new World(transport);
   return world;
@@ -123,6 +125,7 @@ export async function finalize(): Promise<void> {
     rt.finalized = true;
     return;
   }
+  if (hooks.finalizeDevices !== undefined) await hooks.finalizeDevices();
   await rt.transport!.finalize();
   rt.finalized = true;
   rt.initialized = false;
