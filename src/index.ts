@@ -6,6 +6,7 @@ export { Edge, fuse } from './ttg/edge.js';
 export type { Out, KeyOf, ValueOf, Body, AnyEdge } from './ttg/types.js';
 export type { Reducer } from './ttg/input-terminal.js';
 export { register_copier } from './ttg/cow.js';
+export { register_split_metadata, type SplitMetadataDescriptor } from './serialize/split-metadata.js';
 export { SequencedKeysConstraint, type SequencedKeysOptions, type OrdinalMapper } from './ttg/constraint.js';
 export { TT, make_tt, type TTOptions } from './ttg/tt.js';
 export { make_graph_executable, dot } from './ttg/graph.js';

@@ -5,7 +5,7 @@
  * `create_from_metadata`) and returns them in order so the transport can receive into them.
  */
 import { addExtension, Packr } from 'msgpackr';
-import { splitEntries, splitEntryNamed, type SplitEntry } from './split-metadata.js';
+import { splitEntries, splitEntryNamed, splitEntryOf, type SplitEntry } from './split-metadata.js';
 
 const TYPED_EXT = 0x51;
 const SPLIT_EXT = 0x52;
@@ -36,6 +36,20 @@ for (let code = 0; code < TYPED.length; code++) {
   });
 }
 
+// Maps and Sets keep their type across ranks (msgpack alone would turn a Map into an object).
+addExtension({
+  Class: Map,
+  type: 0x53,
+  write: (m: Map<unknown, unknown>) => [...m],
+  read: (entries: [unknown, unknown][]) => new Map(entries),
+});
+addExtension({
+  Class: Set,
+  type: 0x54,
+  write: (s: Set<unknown>) => [...s],
+  read: (items: unknown[]) => new Set(items),
+});
+
 const installed = new Set<SplitEntry>();
 
 function installSplitExtensions(): void {
@@ -63,7 +77,7 @@ function installSplitExtensions(): void {
   }
 }
 
-const packr = new Packr({ useRecords: false, moreTypes: false, structuredClone: false, mapsAsObjects: false });
+const packr = new Packr({ useRecords: false, moreTypes: false, structuredClone: false });
 
 /** A message ready for the wire: encoded header plus the raw payload views, in order. */
 export interface EncodedMessage {
@@ -77,8 +91,51 @@ export interface DecodedMessage<T> {
   parts: ArrayBufferView[];
 }
 
+/** Thrown by {@link encode} for values that would not arrive intact; the caller adds context. */
+export class UnserializableError extends Error {}
+
+const MAX_DEPTH = 64;
+
+/**
+ * Refuses what msgpack would silently drop or change: functions, symbols, cycles, and instances of
+ * classes that are not registered for split-metadata transfer (they would arrive as plain objects).
+ */
+function check(v: unknown, depth: number): void {
+  switch (typeof v) {
+    case 'function':
+      throw new UnserializableError('a function cannot be sent to another rank');
+    case 'symbol':
+      throw new UnserializableError('a symbol cannot be sent to another rank');
+    case 'object': {
+      if (v === null || ArrayBuffer.isView(v) || v instanceof Date) return;
+      if (depth > MAX_DEPTH) throw new UnserializableError(`nested deeper than ${MAX_DEPTH} levels (is it cyclic?)`);
+      if (Array.isArray(v) || v instanceof Set) {
+        for (const x of v) check(x, depth + 1);
+        return;
+      }
+      if (v instanceof Map) {
+        for (const [k, x] of v) {
+          check(k, depth + 1);
+          check(x, depth + 1);
+        }
+        return;
+      }
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        if (splitEntryOf(v) !== undefined) return;
+        const name = (v as object).constructor?.name ?? 'object';
+        throw new UnserializableError(`a ${name} instance would arrive as a plain object: register the class with ttg.register_split_metadata`);
+      }
+      for (const k in v) check((v as Record<string, unknown>)[k], depth + 1);
+      return;
+    }
+    default:
+  }
+}
+
 /** Encodes `msg`; typed arrays and split-metadata objects inside it become raw parts. */
 export function encode(msg: unknown): EncodedMessage {
+  check(msg, 0);
   installSplitExtensions();
   parts = [];
   try {

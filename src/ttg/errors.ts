@@ -21,7 +21,9 @@ export type TtgErrorCode =
   | 'E_INVALID_ARGUMENT'
   | 'E_INCOMPLETE'
   | 'E_HANG'
-  | 'E_CORRUPT';
+  | 'E_CORRUPT'
+  | 'E_TRANSPORT'
+  | 'E_DEVICE_MEMORY';
 
 /** Where an error happened; every field is optional because not every error has every part. */
 export interface TtgErrorContext {
@@ -44,11 +46,14 @@ export class TtgError extends Error {
   readonly key: unknown;
   /** Rank that detected the error. */
   readonly rank: number | undefined;
+  /** The message without code and location (what other ranks are told). */
+  readonly detail: string;
 
   constructor(code: TtgErrorCode, message: string, ctx: TtgErrorContext = {}) {
     super(`${code}: ${message}${where(ctx)}`, ctx.cause === undefined ? undefined : { cause: ctx.cause });
     this.name = 'TtgError';
     this.code = code;
+    this.detail = message;
     this.tt = ctx.tt;
     this.terminal = ctx.terminal;
     this.key = ctx.key;
@@ -154,6 +159,9 @@ export const Errors = {
   },
   invalidArgument(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return new TtgError('E_INVALID_ARGUMENT', `${what} ${detail}`, ctx);
+  },
+  transport(detail: string, rank: number, cause?: unknown): TtgError {
+    return new TtgError('E_TRANSPORT', detail, { rank, cause });
   },
   incomplete(count: number, summary: string, rank: number): TtgError {
     return new TtgError('E_INCOMPLETE', `${count} task(s) still miss inputs at fence: ${summary}`, { rank });

@@ -83,7 +83,23 @@ export interface NativeStats {
   recv_bytes: number;
 }
 
-/** The addon's API; see native/src/addon.cc. Synchronous methods throw, async ones reject. */
+/** What the device part of the addon can do on this machine ({@link NativeAddon.devInfo}). */
+export interface NativeDeviceInfo {
+  /** Host kernels call OpenBLAS/LAPACKE (false: plain C++ loops). */
+  blas: boolean;
+  /** Threads OpenBLAS uses per call (1 once the kernel pool set it). */
+  blas_threads: number;
+  /** Which host kernels run, e.g. `OpenBLAS/LAPACKE (...), 1 thread(s) per call`. */
+  kernels: string;
+  /** The addon contains CUDA code (nvcc was found at build time). */
+  cuda_compiled: boolean;
+  /** CUDA devices usable now (0 without a GPU or driver). */
+  cuda_devices: number;
+  /** Why `cuda_devices` is 0, when CUDA said so. */
+  cuda_error: string;
+}
+
+/** The addon's API; see native/src/addon.cc (device functions: native/src/device_addon.cc). Synchronous methods throw, async ones reject. */
 export interface NativeAddon {
   /** Compile-time capabilities. */
   info(): NativeInfo;
@@ -124,10 +140,37 @@ export interface NativeAddon {
   keepAlive(on: boolean): void;
   /** Stops the comm thread and calls MPI_Finalize once. Idempotent. */
   finalize(): void;
+  /** Device capabilities: BLAS, CUDA compiled, CUDA device count. */
+  devInfo(): NativeDeviceInfo;
+  /**
+   * Starts the device runtime: `kind` `pool` (one native thread per stream; host and emulated
+   * backends) or `cuda` (`streams / devices` CUDA streams per device). `onDone` receives batches of
+   * completed notify ids. Throws when already started or when CUDA fails.
+   */
+  devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: (ids: Float64Array) => void): void;
+  /** Waits for every stream to drain, stops them and frees all device memory. Idempotent. */
+  devStop(): void;
+  /** Allocates `bytes` on `device`; returns a handle, or null when the device is out of memory. */
+  devAlloc(device: number, bytes: number): number | null;
+  /** Frees a handle from {@link NativeAddon.devAlloc}. */
+  devFree(handle: number): void;
+  /**
+   * Enqueues one op (native/src/device_op.h) on global stream `stream`. Memory operands are
+   * handles, host TypedArrays, or null. `notify` 0 means no report; otherwise the id is passed to
+   * `onDone` once the op (and so every earlier op of the stream) has run.
+   */
+  devOp(stream: number, kind: number, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
+    p0: number | ArrayBufferView | null, lda: number, p1: number | ArrayBufferView | null, ldb: number,
+    p2: number | ArrayBufferView | null, ldc: number, p3: number | ArrayBufferView | null, bytes: number, notify: number): void;
+  /** Free and total bytes of CUDA device `device`, or null. */
+  devMemInfo(device: number): { free: number; total: number } | null;
+  /** GFLOP/s of `threads` native threads each running `iters` single-threaded n x n dgemm calls (no runtime). */
+  devPeak(n: number, iters: number, threads: number): number;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'keepAlive', 'finalize',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -33,6 +33,8 @@ export class Scheduler {
   discarded = 0;
   /** Tasks that ran to completion since start (for tests and benchmarks). */
   completed = 0;
+  /** Told the first error of each run (the MPI transport announces it to the other ranks). */
+  onFirstError: ((err: TtgError) => void) | undefined = undefined;
   /** Device-step handler installed by src/device. */
   stepResolver: StepResolver | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
@@ -210,10 +212,20 @@ export class Scheduler {
   }
 
   private fail(t: Task, e: unknown): void {
-    const err = e instanceof TtgError ? e : Errors.taskFailed(t.tt.name, t.key, rt.rank, e);
-    if (this.error === undefined) this.error = err;
     this.outstanding--;
     t.tt.taskDone(t);
+    this.recordError(e instanceof TtgError ? e : Errors.taskFailed(t.tt.name, t.key, rt.rank, e));
+  }
+
+  /**
+   * Fails the current run: keeps the first error for the fence, discards queued tasks. Errors
+   * raised here (not announced by another rank) are passed to `onFirstError` once per run.
+   */
+  recordError(err: TtgError, fromRemote = false): void {
+    if (this.error === undefined) {
+      this.error = err;
+      if (!fromRemote) this.onFirstError?.(err);
+    }
     for (const q of this.queue.drain()) {
       this.outstanding--;
       this.drop(q);

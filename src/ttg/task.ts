@@ -4,6 +4,7 @@
  */
 import { release } from './cow.js';
 import { Errors } from './errors.js';
+import { routeBroadcast, type RouteTarget } from './router.js';
 import { rt } from './runtime.js';
 import type { TTImpl } from './tt.js';
 
@@ -55,20 +56,22 @@ export class Task {
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
     if (this.tt.consumeMask !== 0) this.moveOut(value);
+    const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
       const list = Array.from(keys as Iterable<unknown>);
-      for (const sink of this.sinksOf(i)) sink.tt.deliverMany(sink.index, list, value);
-      return;
+      for (const sink of this.sinksOf(i)) targets.push({ tt: sink.tt, terminal: sink.index, keys: list });
+    } else {
+      if (!Array.isArray(i) || !Array.isArray(keys) || i.length !== keys.length) {
+        throw Errors.invalidArgument('broadcast(terminals, keyLists, value)', 'needs one key list per terminal', {
+          tt: this.tt.name, key: this.key, rank: rt.rank,
+        });
+      }
+      for (let j = 0; j < i.length; j++) {
+        const list = Array.from(keys[j] as Iterable<unknown>);
+        for (const sink of this.sinksOf(i[j]!)) targets.push({ tt: sink.tt, terminal: sink.index, keys: list });
+      }
     }
-    if (!Array.isArray(i) || !Array.isArray(keys) || i.length !== keys.length) {
-      throw Errors.invalidArgument('broadcast(terminals, keyLists, value)', 'needs one key list per terminal', {
-        tt: this.tt.name, key: this.key, rank: rt.rank,
-      });
-    }
-    for (let j = 0; j < i.length; j++) {
-      const list = Array.from(keys[j] as Iterable<unknown>);
-      for (const sink of this.sinksOf(i[j]!)) sink.tt.deliverMany(sink.index, list, value);
-    }
+    routeBroadcast(targets, value);
   }
 
   set_argstream_size(i: number, key: unknown, n: number): void {

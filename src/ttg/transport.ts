@@ -3,12 +3,23 @@
  * transport (one rank) lives here, the MPI transport in its own file.
  */
 
+import type { TtgError } from './errors.js';
+import type { Target, WireMessage } from './wire.js';
+
 /** Moves work between ranks and decides global quiescence. */
 export interface Transport {
   readonly rank: number;
   readonly size: number;
   /** Human-readable name for diagnostics, e.g. `local` or `mpi`. */
   readonly kind: string;
+  /** Ships `value` for the given targets to rank `dest`, as one message. */
+  sendInput(dest: number, targets: Target[], value: unknown): void;
+  /** Ships a control message (stream size, finalize, invoke) to rank `dest`. */
+  sendControl(dest: number, msg: WireMessage): void;
+  /** Tells every other rank that this rank's run failed with `err`. */
+  announceFailure(err: TtgError): void;
+  /** Work may be coming: keep the process alive while waiting for messages. */
+  hold(): void;
   /**
    * Resolves once every rank is idle and no message is in flight. `settleLocal()` resolves when
    * this rank has nothing queued or running (it may be called again after new work arrived).
@@ -23,6 +34,18 @@ export class LocalTransport implements Transport {
   readonly rank = 0;
   readonly size = 1;
   readonly kind = 'local';
+
+  sendInput(): void {
+    throw new Error('the local transport has no other rank to send to');
+  }
+
+  sendControl(): void {
+    throw new Error('the local transport has no other rank to send to');
+  }
+
+  announceFailure(): void {}
+
+  hold(): void {}
 
   quiesce(settleLocal: () => Promise<void>): Promise<void> {
     return settleLocal();

@@ -12,10 +12,12 @@ import { Edge, FusedEdge } from './edge.js';
 import { Errors, TtgError } from './errors.js';
 import { InputTerminal, type Reducer } from './input-terminal.js';
 import { KeyMap } from './key-map.js';
+import { flushParked, registerTT } from './registry.js';
 import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
 import { Task } from './task.js';
 import type { AnyEdge, Body, Indices, KeyOf, ValueOf } from './types.js';
+import { Wire } from './wire.js';
 import { currentWorld, type World } from './world.js';
 
 /** Options of {@link make_tt}. */
@@ -29,7 +31,6 @@ export interface TTOptions {
 /** Every TT ever made that may hold pending tasks, for fence reports. */
 export const liveTTs = new Set<TTImpl>();
 
-let ttCount = 0;
 
 /** A template task: the body plus its wiring, keyed by `K`. */
 export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[], Outs extends readonly AnyEdge[] = readonly AnyEdge[]> {
@@ -58,7 +59,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** @internal use {@link make_tt} */
   constructor(body: Function, inputs: readonly AnyEdge[], outputs: readonly AnyEdge[], options: TTOptions) {
-    this.id = ttCount++;
+    this.id = registerTT(this as TTImpl);
     this.name = options.name ?? `tt${this.id}`;
     this.body = body;
     this.kind = bodyKind(body);
@@ -92,9 +93,9 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     const n = this.inputs.length;
     if (values.length !== n) throw Errors.arity(this.name, n, values.length, key, rt.rank);
     if (n === 0) {
-      if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
-      this.validKey(key, undefined);
-      this.ready(new Task(this as TTImpl, key, []));
+      const owner = this.routed ? this.ownerOf(key) : rt.rank;
+      if (owner !== rt.rank) rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);
+      else this.invokeLocal(key);
       return;
     }
     for (let i = 0; i < n; i++) this.deliver(i, key, values[i]);
@@ -186,17 +187,30 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   markExecutable(): void {
     this.executable = true;
     this.routed = rt.size > 1 || this.procmap !== undefined;
+    flushParked(this.id);
   }
 
   /** @internal A value for input `idx` of task `key`, from a send anywhere in this process. */
   deliver(idx: number, key: unknown, value: unknown): void {
-    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    if (this.routed) {
+      const owner = this.ownerOf(key);
+      if (owner !== rt.rank) {
+        rt.transport!.sendInput(owner, [[this.id, idx, [key]]], value);
+        return;
+      }
+    }
     this.receive(idx, key, value);
   }
 
-  /** @internal The same value for many keys (broadcast). */
-  deliverMany(idx: number, keys: readonly unknown[], value: unknown): void {
-    for (let k = 0; k < keys.length; k++) this.deliver(idx, keys[k], value);
+  /** @internal Whether keys of this TT may live on other ranks (so senders must ask `ownerOf`). */
+  get isRouted(): boolean {
+    return this.routed;
+  }
+
+  /** @internal Runs a TT without inputs for `key` on this rank. */
+  invokeLocal(key: unknown): void {
+    this.validKey(key, undefined);
+    this.ready(new Task(this as TTImpl, key, []));
   }
 
   /** @internal Stores a value that belongs to this rank. */
@@ -260,7 +274,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     if (!Number.isInteger(n) || n < 0) {
       throw Errors.invalidArgument('set_argstream_size', `needs a non-negative integer size, got ${String(n)}`, { tt: this.name, terminal: idx, key, rank: rt.rank });
     }
-    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    if (this.routed) {
+      const owner = this.ownerOf(key);
+      if (owner !== rt.rank) {
+        rt.transport!.sendControl(owner, [Wire.StreamSize, this.id, idx, key, n]);
+        return;
+      }
+    }
     const t = this.pendingTask(key, idx);
     const got = t.streams![2 * idx]!;
     if (got > n || (t.got & (1 << idx)) !== 0) {
@@ -273,7 +293,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal */
   finalizeStream(idx: number, key: unknown): void {
     this.reducingTerminal(idx, 'finalize_argstream');
-    if (this.routed && this.ownerOf(key) !== rt.rank) throw remoteUnavailable(this.name, key);
+    if (this.routed) {
+      const owner = this.ownerOf(key);
+      if (owner !== rt.rank) {
+        rt.transport!.sendControl(owner, [Wire.Finalize, this.id, idx, key]);
+        return;
+      }
+    }
     const t = this.pendingTask(key, idx);
     if ((t.got & (1 << idx)) !== 0) return;
     this.inputComplete(t, 1 << idx);
@@ -396,10 +422,6 @@ export type TTImpl = TT<any, any, any>;
 function checkFn<F>(f: F, what: string, tt: string): F {
   if (typeof f !== 'function') throw Errors.invalidArgument(what, 'needs a function of the key', { tt });
   return f;
-}
-
-function remoteUnavailable(tt: string, key: unknown): TtgError {
-  return new TtgError('E_INVALID_ARGUMENT', 'task belongs to another rank but this world has no remote transport', { tt, key, rank: rt.rank });
 }
 
 /**

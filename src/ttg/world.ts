@@ -8,7 +8,9 @@ import { clearPending, collectReport, formatReport, type FenceReport } from './f
 import { rt } from './runtime.js';
 import { hooks, type DeviceOptions } from './hooks.js';
 import { scheduler } from './scheduler.js';
+import { loadNative, nativeLoadError } from './native.js';
 import { LocalTransport, type Transport } from './transport.js';
+import { MpiTransport } from './transport-mpi.js';
 
 /** Options of {@link initialize}. */
 export interface InitializeOptions {
@@ -61,7 +63,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
   await initHashing();
-  const transport: Transport = new LocalTransport();
+  const transport = chooseTransport();
   rt.transport = transport;
   rt.rank = transport.rank;
   rt.size = transport.size;
@@ -69,6 +71,26 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   rt.initialized = true;
   world = new World(transport);
   return world;
+}
+
+/** Ranks announced by an MPI launcher, or 0 when not launched by one. */
+function launcherSize(): number {
+  const env = process.env;
+  const n = env['OMPI_COMM_WORLD_SIZE'] ?? env['PMI_SIZE'] ?? env['PMIX_SIZE'];
+  if (n !== undefined) return Number(n);
+  return env['PMIX_RANK'] !== undefined || env['PMI_RANK'] !== undefined ? -1 : 0;
+}
+
+/** MPI under a launcher with several ranks; otherwise a world of one rank. */
+function chooseTransport(): Transport {
+  const n = launcherSize();
+  if (n === 0 || n === 1) return new LocalTransport();
+  const native = loadNative();
+  if (native === null || !native.info().mpi) {
+    const why = native === null ? `the native addon did not load (${nativeLoadError() ?? 'unknown'})` : 'the native addon was built without MPI';
+    throw Errors.transport(`launched by mpirun with ${n > 0 ? n : 'several'} ranks, but ${why}: run scripts/install-system-packages.sh, then npm run build:native`, 0);
+  }
+  return new MpiTransport(native);
 }
 
 /** The world, or a `TtgError` naming `what` needed it. */

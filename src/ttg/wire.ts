@@ -1,0 +1,29 @@
+/**
+ * Active messages between ranks. A header is a msgpackr array whose first element says what it
+ * is; values inside it may carry typed arrays, which travel as raw payload parts (see codec.ts).
+ */
+
+/** Message kinds. */
+export const enum Wire {
+  /** `[Input, targets, value]`: deliver `value` to every (TT, terminal, keys) target. */
+  Input = 0,
+  /** `[StreamSize, ttId, terminal, key, n]` */
+  StreamSize = 1,
+  /** `[Finalize, ttId, terminal, key]` */
+  Finalize = 2,
+  /** `[Invoke, ttId, key]`: run a TT that has no inputs. */
+  Invoke = 3,
+  /** `[Failure, code, detail, tt, terminal, rank, key?]`: a rank's run failed. */
+  Failure = 4,
+}
+
+/** One destination of an input message: input `terminal` of TT `ttId`, for each of `keys`. */
+export type Target = [ttId: number, terminal: number, keys: unknown[]];
+
+/** A decoded header. */
+export type WireMessage =
+  | [Wire.Input, Target[], unknown]
+  | [Wire.StreamSize, number, number, unknown, number]
+  | [Wire.Finalize, number, number, unknown]
+  | [Wire.Invoke, number, unknown]
+  | [Wire.Failure, string, string, string | null, number | null, number, unknown?];

@@ -1,0 +1,31 @@
+/**
+ * Error propagation under mpirun (run by test/distributed.test.ts). Mode `throw`: a body throws
+ * on the last rank; mode `serialize`: a body sends a function to another rank. Every rank prints
+ * `REJECTED <json>` when its fence rejects, then rethrows, so the job must end non-zero.
+ *
+ *   W(k) on rank k % size ──▶ V(k) on rank (k+1) % size
+ */
+import * as ttg from 'ttg';
+
+const mode = process.argv[2] ?? 'throw';
+const world = await ttg.initialize();
+const { rank, size } = world;
+const go = new ttg.Edge<number, number>('go');
+const link = new ttg.Edge<number, unknown>('link');
+const w = ttg.make_tt((k: number, v: number, out) => {
+  if (mode === 'throw' && rank === size - 1) throw new Error(`boom at ${k}`);
+  out.send(0, k, mode === 'serialize' ? { f: () => v } : v);
+}, [go], [link], { name: 'W' });
+const v = ttg.make_tt((_k: number, _x: unknown) => {}, [link], [], { name: 'V' });
+w.set_procmap((k) => k % size);
+v.set_procmap((k) => (k + 1) % size);
+ttg.make_graph_executable(w, v);
+if (rank === 0) for (let k = 0; k < 4 * size; k++) w.invoke(k, k);
+try {
+  await ttg.fence();
+  console.log(`NOT-REJECTED ${rank}`);
+} catch (e) {
+  const err = e as ttg.TtgError;
+  console.log(`REJECTED ${JSON.stringify({ rank, code: err.code, message: err.message, origin: err.rank })}`);
+  throw e;
+}
