@@ -4,12 +4,11 @@
  * split-metadata objects and large typed arrays (received into their own arrays: no JS copy),
  * fences in a row, and error propagation that ends the job non-zero within seconds.
  */
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { requireNative } from '../src/ttg/native.js';
+import { mpirun } from './mpi-run.js';
 
 interface RankResult {
   rank: number;
@@ -26,23 +25,6 @@ interface RankResult {
 
 function script(name: string): string {
   return fileURLToPath(new URL(`./mpi/${name}.js`, import.meta.url));
-}
-
-/** Runs `node <script> ...args` under mpirun; returns exit status, stdout and elapsed seconds. */
-export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000) {
-  if (spawnSync('mpirun', ['--version']).error) throw new Error('mpirun not found: run scripts/install-system-packages.sh');
-  if (!requireNative().info().mpi) throw new Error('the addon was built without MPI: install MPI, then npm run build:native');
-  const env = {
-    ...process.env,
-    NO_COLOR: '1',
-    OPENBLAS_NUM_THREADS: '1',
-    OMPI_MCA_btl_vader_single_copy_mechanism: process.env['OMPI_MCA_btl_vader_single_copy_mechanism'] ?? 'none',
-  };
-  const t0 = performance.now();
-  const run = spawnSync('mpirun', ['-np', String(np), '--oversubscribe', '--allow-run-as-root', process.execPath, file, ...args], {
-    encoding: 'utf8', env, timeout: timeoutMs,
-  });
-  return { status: run.status, stdout: run.stdout, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
 }
 
 function lines(stdout: string, tag: string): string[] {
