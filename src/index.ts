@@ -12,3 +12,5 @@ export { TT, make_tt, type TTOptions } from './ttg/tt.js';
 export { make_graph_executable, dot } from './ttg/graph.js';
 export type { FenceReport, IncompleteTask, HeldTaskReport } from './ttg/fence-report.js';
 export { World, initialize, execute, fence, finalize, type InitializeOptions, type FenceOptions } from './ttg/world.js';
+export { Buffer, type BufferArray } from './device/buffer.js';
+export * as device from './device/api.js';

@@ -16,6 +16,7 @@
 
 #include "build_info.h"
 #include "comm_thread.h"
+#include "device_addon.h"
 #include "js_views.h"
 #include "launch_env.h"
 
@@ -44,6 +45,9 @@ struct PendingMsg {
   std::vector<std::uint64_t> sizes;
   std::vector<Span> loop_src;
   std::uint64_t loop_pin;
+  bool is_eager;
+  OwnedBytes eager;  // payload sent inside the header message
+  std::size_t eager_off;
 };
 
 struct PendingPromise {
@@ -67,7 +71,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("finalize", &NativeAddon::Finalize),
                              InstanceMethod("keepAlive", &NativeAddon::KeepAlive),
                          });
-    (void)env;
+    define_device_exports(env, exports);
   }
 
   void Deliver(Napi::Env env, Napi::Function fn) {
@@ -158,6 +162,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.header.assign(static_cast<const std::uint8_t*>(h.data), static_cast<const std::uint8_t*>(h.data) + h.bytes);
     cmd.parts = Spans(env, parts, "send");
     cmd.pin = Pin(parts);
+    cmd.plain = info[3].ToBoolean().Value();
     comm().enqueue(std::move(cmd));
     return env.Undefined();
   }
@@ -188,15 +193,37 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                                              std::to_string(m.sizes[i]));
       }
     }
+    // inline: the payload is already here (sent eagerly, or loopback): copy it now and report
+    // completion by returning true, with no 'recvd' event.
+    if (info[2].ToBoolean().Value() && (m.is_eager || !m.loop_src.empty())) {
+      std::uint64_t bytes = 0;
+      std::size_t off = m.eager_off;
+      for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
+        const std::size_t n = cmd.parts[i].bytes;
+        const void* from = m.is_eager ? static_cast<const void*>(m.eager.get() + off) : m.loop_src[i].data;
+        if (n) std::memcpy(cmd.parts[i].data, from, n);
+        off += n;
+        bytes += n;
+      }
+      if (!m.is_eager) {
+        comm().stats.recv_bytes += bytes;  // eager payloads were counted on arrival
+        if (m.loop_pin) pins_.erase(m.loop_pin);
+      }
+      pending_.erase(it);
+      return Napi::Boolean::New(env, true);
+    }
     cmd.id = id;
     cmd.src = m.src;
     cmd.tag = m.tag;
     cmd.loop_src = m.loop_src;
     cmd.loop_pin = m.loop_pin;
+    cmd.is_eager = m.is_eager;
+    cmd.eager = std::move(it->second.eager);
+    cmd.eager_off = m.eager_off;
     cmd.pin = Pin(views);
     pending_.erase(it);
     comm().enqueue(std::move(cmd));
-    return env.Undefined();
+    return Napi::Boolean::New(env, false);
   }
 
   Napi::Value Allreduce(const Napi::CallbackInfo& info) {
@@ -373,8 +400,22 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         for (uint32_t i = 0; i < a.sizes.size(); ++i) sizes[i] = static_cast<double>(a.sizes[i]);
         o["sizes"] = sizes;
         o["id"] = static_cast<double>(a.id);
-        if (!a.sizes.empty()) {
-          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin});
+        if (!a.pre.empty()) {
+          // Already received into pool buffers: hand them to JS, which gives them back on GC.
+          Napi::Array bufs = Napi::Array::New(env, a.pre.size());
+          for (uint32_t i = 0; i < a.pre.size(); ++i) {
+            PoolBuf& b = a.pre[i];
+            napi_value ab;
+            NAPI_THROW_IF_FAILED(env, napi_create_external_arraybuffer(env, b.data, b.bytes, [](napi_env, void* data, void* hint) {
+              RecvPool::get().give(data, reinterpret_cast<std::size_t>(hint));
+            }, reinterpret_cast<void*>(b.cap), &ab), Napi::Value());
+            b.release();
+            bufs[i] = Napi::Value(env, ab);
+          }
+          o["buffers"] = bufs;
+        } else if (!a.sizes.empty()) {
+          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin,
+                                            a.is_eager, std::move(a.eager), a.eager_off});
         }
         break;
       }

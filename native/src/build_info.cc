@@ -30,7 +30,7 @@ BuildInfo build_info() {
 #else
   b.details += "; BLAS: off";
 #endif
-  b.details += TTG_HAVE_CUDA ? "; CUDA: on" : "; CUDA: off";
+  b.details += TTG_HAVE_CUDA ? "; CUDA: compiled (nvcc)" : "; CUDA: off";
   return b;
 }
 

@@ -1,8 +1,16 @@
-// Comm-thread loop: drain JS commands, progress the transport, publish one batch, then back off.
-// Back-off: poll again at once while things happen; when idle, sleep 1, 2, 4 ... up to
-// TTG_COMM_IDLE_US (default 50) microseconds, and after 2 ms without activity up to
-// TTG_COMM_DEEP_IDLE_US (default 500). Sleeps are condvar waits that a JS enqueue cuts short,
-// so sends always start at once; only the detection of *incoming* messages pays the back-off.
+// Comm-thread loop: drain JS commands, progress the transport, publish one batch, then decide how
+// to wait. The policy is adaptive, because on a small machine every spinning thread takes a core
+// from a JS thread or a kernel worker:
+//   - something happened in this pass (a command, an arrival, a completion): poll again at once;
+//   - traffic seen in the last TTG_COMM_SPIN_US (default 1000) microseconds, or point-to-point
+//     transfers in flight for less than TTG_COMM_SPIN_BUSY_US (default 20000) since the last
+//     event (MPI moves their data only when polled): poll again after sched_yield(), which hands
+//     the core to any runnable thread (this rank's JS thread shares its core under mpirun);
+//   - otherwise back off: sleep 1, 2, 4 ... up to TTG_COMM_IDLE_US (default 50) microseconds, and
+//     after 2 ms more of that up to TTG_COMM_DEEP_IDLE_US (default 500).
+// Sleeps are condvar waits that a JS enqueue cuts short, so sends always start at once; only the
+// detection of *incoming* messages pays the back-off. An outstanding collective alone (a fence
+// wave waiting for a rank that computes) does not keep the thread spinning.
 // Measured on a 2-vCPU VM: a flat 50 us cap costs ~33% of a core per idle rank, 500 us ~3%.
 #include "comm_thread.h"
 
@@ -10,9 +18,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -38,7 +48,8 @@ unsigned us_from_env(const char* name, unsigned fallback) {
   return n > 0 && n < 1000000 ? static_cast<unsigned>(n) : fallback;
 }
 
-constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);
+constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
+constexpr std::size_t kYieldSendBytes = 16384;
 
 }  // namespace
 
@@ -50,6 +61,12 @@ void CommThread::start(bool use_mpi, Wake wake) {
   wake_ = std::move(wake);
   max_idle_us_ = us_from_env("TTG_COMM_IDLE_US", 50);
   deep_idle_us_ = std::max(max_idle_us_, us_from_env("TTG_COMM_DEEP_IDLE_US", 500));
+  // "0" turns spinning off (us_from_env only accepts positive values).
+  const char* spin0 = std::getenv("TTG_COMM_SPIN_US");
+  spin_us_ = spin0 != nullptr && std::strtol(spin0, nullptr, 10) == 0 ? 0 : us_from_env("TTG_COMM_SPIN_US", 1000);
+  spin_busy_us_ = spin_us_ == 0 ? 0 : std::max(spin_us_, us_from_env("TTG_COMM_SPIN_BUSY_US", 20000));
+  const char* ys = std::getenv("TTG_YIELD_ON_SEND");
+  yield_on_send_ = ys == nullptr || std::strcmp(ys, "0") != 0;
   stats.reset();
   std::promise<void> ready;
   std::future<void> up = ready.get_future();
@@ -84,15 +101,20 @@ void CommThread::start(bool use_mpi, Wake wake) {
 }
 
 void CommThread::run(bool use_mpi) {
+  using Clock = std::chrono::steady_clock;
   unsigned sleep_us = 0;
-  auto last_active = std::chrono::steady_clock::now();
+  auto last_active = Clock::now();
+  const auto spin = std::chrono::microseconds(spin_us_);
+  const auto spin_busy = std::chrono::microseconds(spin_busy_us_);
+  std::vector<SendCmd> sends;
+  std::vector<RecvCmd> recvs;
+  std::vector<CollCmd> colls;
   for (;;) {
-    std::vector<SendCmd> sends;
-    std::vector<RecvCmd> recvs;
-    std::vector<CollCmd> colls;
     bool stop = false;
-    {
+    // The flag spares the mutex while spinning with nothing enqueued.
+    if (inbox_.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lk(in_mu_);
+      inbox_.store(false, std::memory_order_relaxed);
       sends.swap(sends_);
       recvs.swap(recvs_);
       colls.swap(colls_);
@@ -115,6 +137,9 @@ void CommThread::run(bool use_mpi) {
         b.completions.push_back(Completion{promise, false, {}, e.what()});
       }
     }
+    sends.clear();
+    recvs.clear();
+    colls.clear();
     try {
       active = transport_->progress(b) || active;
     } catch (const std::exception& e) {
@@ -123,12 +148,25 @@ void CommThread::run(bool use_mpi) {
     if (!b.empty()) publish(std::move(b));
     if (stop) break;
     if (active) {
+      spinning_.store(true, std::memory_order_relaxed);
       sleep_us = 0;
-      last_active = std::chrono::steady_clock::now();
-    } else {
-      const bool deep = std::chrono::steady_clock::now() - last_active > kDeepIdleAfter;
-      idle_wait(sleep_us, deep ? deep_idle_us_ : max_idle_us_);
+      last_active = Clock::now();
+      continue;
     }
+    if (!transport_->needs_polling()) {
+      idle_wait(sleep_us, max_idle_us_);
+      continue;
+    }
+    const auto idle = Clock::now() - last_active;
+    const auto window = transport_->busy() ? spin_busy : spin;
+    if (idle < window) {
+      spinning_.store(true, std::memory_order_relaxed);
+      std::this_thread::yield();
+      continue;
+    }
+    spinning_.store(false, std::memory_order_relaxed);
+    const bool deep = idle - window > kDeepIdleAfter;
+    idle_wait(sleep_us, deep ? deep_idle_us_ : max_idle_us_);
   }
   Batch last;
   try {
@@ -172,28 +210,39 @@ Batch CommThread::take() {
 }
 
 template <typename Cmd>
-static void push_locked(std::mutex& mu, std::condition_variable& cv, std::vector<Cmd>& q, Cmd&& cmd) {
+void CommThread::push(std::vector<Cmd>& q, Cmd&& cmd) {
   {
-    std::lock_guard<std::mutex> lk(mu);
+    std::lock_guard<std::mutex> lk(in_mu_);
     q.push_back(std::move(cmd));
+    inbox_.store(true, std::memory_order_release);
   }
-  cv.notify_one();
+  in_cv_.notify_one();
 }
 
-void CommThread::enqueue(SendCmd&& cmd) { push_locked(in_mu_, in_cv_, sends_, std::move(cmd)); }
-void CommThread::enqueue(RecvCmd&& cmd) { push_locked(in_mu_, in_cv_, recvs_, std::move(cmd)); }
-void CommThread::enqueue(CollCmd&& cmd) { push_locked(in_mu_, in_cv_, colls_, std::move(cmd)); }
+void CommThread::enqueue(SendCmd&& cmd) {
+  std::size_t bytes = cmd.header.size();
+  for (const Span& p : cmd.parts) bytes += p.bytes;
+  push(sends_, std::move(cmd));
+  // A polling comm thread usually shares this core (mpirun binds a rank to one core): let it
+  // start a small (latency-bound) send now rather than when this thread next blocks. Costs ~1 us
+  // when nothing else wants the core. Larger sends are not worth interrupting JS for.
+  if (yield_on_send_ && bytes <= kYieldSendBytes && spinning_.load(std::memory_order_relaxed)) std::this_thread::yield();
+}
+void CommThread::enqueue(RecvCmd&& cmd) { push(recvs_, std::move(cmd)); }
+void CommThread::enqueue(CollCmd&& cmd) { push(colls_, std::move(cmd)); }
 
 void CommThread::stop() {
   if (!thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lk(in_mu_);
     stop_ = true;
+    inbox_.store(true, std::memory_order_release);
   }
   in_cv_.notify_one();
   thread_.join();
   std::lock_guard<std::mutex> lk(in_mu_);
   stop_ = false;
+  inbox_.store(false);
   sends_.clear();
   recvs_.clear();
   colls_.clear();
@@ -206,6 +255,7 @@ void CommThread::abort(int code) {
       std::lock_guard<std::mutex> lk(in_mu_);
       abort_ = true;
       abort_code_ = code;
+      inbox_.store(true, std::memory_order_release);
     }
     in_cv_.notify_one();
     // MPI_Abort does not return; if the comm thread is stuck, leaving the process still makes

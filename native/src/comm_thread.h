@@ -43,6 +43,8 @@ class CommThread {
   void run(bool use_mpi);
   void publish(Batch&& b);
   void idle_wait(unsigned& sleep_us, unsigned cap_us);
+  template <typename Cmd>
+  void push(std::vector<Cmd>& q, Cmd&& cmd);
 
   std::thread thread_;
   std::unique_ptr<Transport> transport_;
@@ -51,12 +53,17 @@ class CommThread {
   bool uses_mpi_ = false;
   unsigned max_idle_us_ = 50;
   unsigned deep_idle_us_ = 500;
+  unsigned spin_us_ = 1000;
+  unsigned spin_busy_us_ = 20000;
+  bool yield_on_send_ = true;
+  std::atomic<bool> spinning_{false};  // the loop polls without sleeping (set by the comm thread)
 
   std::mutex in_mu_;
   std::condition_variable in_cv_;
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
+  std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
   bool stop_ = false;
   bool abort_ = false;
   int abort_code_ = 0;

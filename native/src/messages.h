@@ -2,11 +2,21 @@
 // here, so the comm thread and the transports stay testable and free of JS concerns.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <string>
 #include <vector>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace ttg {
 
@@ -17,15 +27,122 @@ struct Span {
   std::size_t bytes = 0;
 };
 
+// A heap byte buffer that is not zero-filled on allocation (std::vector would be).
+struct OwnedBytes {
+  std::unique_ptr<std::uint8_t[]> data;
+  std::size_t size = 0;
+
+  OwnedBytes() = default;
+  explicit OwnedBytes(std::size_t n) : data(n ? new std::uint8_t[n] : nullptr), size(n) {}
+  std::uint8_t* get() const { return data.get(); }
+};
+
+// Receive buffers for large plain typed-array payloads. The comm thread receives into them as
+// soon as the header arrives (no trip through JS first); JS then wraps each as an external
+// ArrayBuffer whose finalizer gives it back. Reusing memory that is already faulted in (and, from
+// 2 MiB, backed by transparent huge pages) is what makes a fresh receive array cheap: a new
+// 16 MiB array from malloc costs ~1 ms of page faults on top of the copy. The pool keeps at most
+// TTG_RECV_POOL_MB (default 256) MiB of free buffers; beyond that they are freed.
+class RecvPool {
+ public:
+  static RecvPool& get() {
+    static RecvPool* p = new RecvPool();  // leaked: finalizers may run during process teardown
+    return *p;
+  }
+
+  // A buffer of at least `bytes`; `cap` receives its real size (pass it back to give()).
+  void* take(std::size_t bytes, std::size_t& cap) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      // Smallest fitting size class, and in it the buffer given back last (warmest in cache).
+      auto it = free_.lower_bound(bytes);
+      if (it != free_.end() && it->first <= bytes + bytes / 4 + 4096) {
+        cap = it->first;
+        void* p = it->second.back();
+        it->second.pop_back();
+        if (it->second.empty()) free_.erase(it);
+        free_bytes_ -= cap;
+        return p;
+      }
+    }
+    const std::size_t align = bytes >= kHuge ? kHuge : 4096;
+    cap = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, cap);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align == kHuge) madvise(p, cap, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
+
+  void give(void* p, std::size_t cap) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (free_bytes_ + cap <= limit_) {
+        free_[cap].push_back(p);
+        free_bytes_ += cap;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+ private:
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  RecvPool() {
+    const char* v = std::getenv("TTG_RECV_POOL_MB");
+    const long long mb = v == nullptr ? 256 : std::strtoll(v, nullptr, 10);
+    limit_ = mb < 0 ? 0 : static_cast<std::size_t>(mb) << 20;
+  }
+  std::mutex mu_;
+  std::map<std::size_t, std::vector<void*>> free_;
+  std::size_t free_bytes_ = 0;
+  std::size_t limit_ = 0;
+};
+
+// One pool buffer holding `bytes` of payload; gives itself back unless released to JS.
+struct PoolBuf {
+  void* data = nullptr;
+  std::size_t cap = 0;
+  std::size_t bytes = 0;
+
+  PoolBuf() = default;
+  explicit PoolBuf(std::size_t n) : bytes(n) { data = RecvPool::get().take(n, cap); }
+  PoolBuf(PoolBuf&& o) noexcept : data(o.data), cap(o.cap), bytes(o.bytes) { o.data = nullptr; }
+  PoolBuf& operator=(PoolBuf&& o) noexcept {
+    if (this != &o) {
+      reset();
+      data = o.data;
+      cap = o.cap;
+      bytes = o.bytes;
+      o.data = nullptr;
+    }
+    return *this;
+  }
+  PoolBuf(const PoolBuf&) = delete;
+  PoolBuf& operator=(const PoolBuf&) = delete;
+  ~PoolBuf() { reset(); }
+  void reset() {
+    if (data != nullptr) RecvPool::get().give(data, cap);
+    data = nullptr;
+  }
+  // Hands ownership to the caller (who must RecvPool::get().give(data, cap) eventually).
+  void release() { data = nullptr; }
+};
+
 struct SendCmd {
   int dest = 0;
   std::vector<std::uint8_t> header;
   std::vector<Span> parts;
   std::uint64_t pin = 0;  // 0: nothing pinned
+  // Every part is a plain typed array: the receiver may receive it into memory of its own
+  // choosing (a RecvPool buffer) before JS has seen the header.
+  bool plain = false;
 };
 
 // `src`/`tag` come from the Arrival that announced the message; `loop_*` only for loopback,
-// where the "payload in flight" is the sender's own pinned memory.
+// where the "payload in flight" is the sender's own pinned memory. `eager`: the payload came
+// inside the header message (small messages); the parts are copied from `eager` at `eager_off`.
 struct RecvCmd {
   std::uint64_t id = 0;
   int src = 0;
@@ -34,6 +151,9 @@ struct RecvCmd {
   std::uint64_t pin = 0;
   std::vector<Span> loop_src;
   std::uint64_t loop_pin = 0;
+  bool is_eager = false;
+  OwnedBytes eager;
+  std::size_t eager_off = 0;
 };
 
 enum class CollKind { Allreduce, Barrier, Pingpong };
@@ -56,6 +176,12 @@ struct Arrival {
   std::vector<std::uint64_t> sizes;
   std::vector<Span> loop_src;
   std::uint64_t loop_pin = 0;
+  // Kind::Msg sent eagerly: the payload parts follow each other in `eager` from `eager_off`.
+  bool is_eager = false;
+  OwnedBytes eager;
+  std::size_t eager_off = 0;
+  // Kind::Msg of plain parts: already received, one pool buffer per part (JS needs no recv).
+  std::vector<PoolBuf> pre;
   std::string message;  // Kind::Error
 };
 

@@ -2,11 +2,18 @@
 // thread touches MPI, so MPI_THREAD_FUNNELED is enough and avoids MULTIPLE's locking).
 //
 // Wire protocol of one active message:
-//   hdr_comm, tag kHeaderTag: envelope = Head, nparts x uint64 size, header bytes (eager; the
-//                             single tag makes MPI's non-overtaking rule keep headers in order)
-//   data_comm, tag = per-destination sequence number: each payload part, in order, sent from
-//                             the JS array's own memory; the receiver posts its receives into
-//                             JS-allocated views only after JS has seen the header.
+//   hdr_comm, tag kHeaderTag: envelope = Head, nparts x uint64 size, header bytes (the single tag
+//                             makes MPI's non-overtaking rule keep headers in order).
+//     eager (payload total <= TTG_EAGER_BYTES, default 64 KiB): the payload parts follow the
+//                             header in the same envelope; the receiver copies them out when JS
+//                             calls recv, so a small message needs one trip through JS, not two.
+//     else: data_comm, tag = per-destination sequence number: each payload part, in order, sent
+//                             from the JS array's own memory. Plain typed arrays (flag kPlain): the
+//                             receiver's comm thread receives them at once into RecvPool buffers and
+//                             announces the message only when complete; JS wraps those buffers (one
+//                             trip through JS; TTG_PRERECV=0 turns this off). Otherwise (split
+//                             metadata) the receiver posts its receives into JS-allocated views
+//                             after JS has seen the header.
 // Collectives and the raw ping-pong use a third communicator so they never match user traffic.
 #include <dlfcn.h>
 
@@ -14,6 +21,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,15 +34,25 @@ namespace {
 constexpr int kHeaderTag = 1;
 constexpr int kPingTag = 2;
 
+constexpr std::uint32_t kEager = 1;  // Head::flags: the payload follows the header
+constexpr std::uint32_t kPlain = 2;  // Head::flags: parts may be received into any memory
+
 struct Head {
   std::uint32_t nparts;
   std::uint32_t header_len;
   std::int32_t tag;
-  std::uint32_t reserved;
+  std::uint32_t flags;
 };
 
+std::size_t eager_limit() {
+  const char* v = std::getenv("TTG_EAGER_BYTES");
+  if (v == nullptr) return 64 * 1024;
+  const long long n = std::strtoll(v, nullptr, 10);
+  return n < 0 ? 0 : static_cast<std::size_t>(std::min<long long>(n, 1 << 28));
+}
+
 struct PendingSend {
-  std::vector<std::uint8_t> envelope;  // must outlive its MPI_Isend
+  OwnedBytes envelope;  // must outlive its MPI_Isend
   std::vector<MPI_Request> reqs;
   std::uint64_t pin;
 };
@@ -44,6 +62,12 @@ struct PendingRecv {
   std::vector<MPI_Request> reqs;
   std::uint64_t pin;
   std::uint64_t bytes;
+};
+
+// A plain message whose parts the comm thread is receiving into pool buffers.
+struct PendingPre {
+  Arrival arrival;
+  std::vector<MPI_Request> reqs;
 };
 
 struct PendingColl {
@@ -82,45 +106,81 @@ class MpiTransport final : public Transport {
     TTG_CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
     tag_ub_ = flag ? *static_cast<int*>(ub) : 32767;
     next_tag_.assign(size_, 0);
+    eager_limit_ = eager_limit();
+    const char* pre = std::getenv("TTG_PRERECV");
+    prerecv_ = pre == nullptr || std::strcmp(pre, "0") != 0;
   }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   bool uses_mpi() const override { return true; }
   bool needs_polling() const override { return true; }
-  bool busy() const override { return !sends_.empty() || !recvs_.empty() || !colls_.empty(); }
+  bool busy() const override { return !sends_.empty() || !recvs_.empty() || !pre_.empty(); }
 
   void send(SendCmd&& cmd, Batch& out) override {
     PendingSend ps;
     ps.pin = cmd.pin;
-    const int tag = static_cast<int>(next_tag_[cmd.dest]++ % static_cast<unsigned>(tag_ub_));
-    Head head{static_cast<std::uint32_t>(cmd.parts.size()), static_cast<std::uint32_t>(cmd.header.size()), tag, 0};
+    std::uint64_t payload = 0;
+    for (const Span& p : cmd.parts) payload += p.bytes;
+    const bool eager = !cmd.parts.empty() && payload <= eager_limit_;
+    const int tag = eager ? 0 : static_cast<int>(next_tag_[cmd.dest]++ % static_cast<unsigned>(tag_ub_));
+    Head head{static_cast<std::uint32_t>(cmd.parts.size()), static_cast<std::uint32_t>(cmd.header.size()), tag,
+              eager ? kEager : cmd.plain ? kPlain : 0};
     const std::size_t sizes_bytes = cmd.parts.size() * sizeof(std::uint64_t);
-    ps.envelope.resize(sizeof(Head) + sizes_bytes + cmd.header.size());
-    std::uint8_t* p = ps.envelope.data();
+    const std::size_t fixed = sizeof(Head) + sizes_bytes + cmd.header.size();
+    ps.envelope = OwnedBytes(fixed + (eager ? payload : 0));
+    std::uint8_t* p = ps.envelope.get();
     std::memcpy(p, &head, sizeof head);
-    std::uint64_t bytes = cmd.header.size();
     for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
       const std::uint64_t n = cmd.parts[i].bytes;
       std::memcpy(p + sizeof(Head) + i * sizeof n, &n, sizeof n);
-      bytes += n;
     }
     if (!cmd.header.empty()) std::memcpy(p + sizeof(Head) + sizes_bytes, cmd.header.data(), cmd.header.size());
-
-    ps.reqs.resize(1 + cmd.parts.size(), MPI_REQUEST_NULL);
-    TTG_CHECK_MPI(MPI_Isend(ps.envelope.data(), static_cast<int>(ps.envelope.size()), MPI_BYTE, cmd.dest,
-                            kHeaderTag, hdr_, &ps.reqs[0]));
-    for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
-      TTG_CHECK_MPI(MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
-                              data_, &ps.reqs[1 + i]));
+    if (eager) {
+      std::uint8_t* q = p + fixed;
+      for (const Span& part : cmd.parts) {
+        if (part.bytes) std::memcpy(q, part.data, part.bytes);
+        q += part.bytes;
+      }
+      // the payload is copied: JS may drop (or reuse) its arrays at once
+      if (ps.pin) out.released.push_back(ps.pin);
+      ps.pin = 0;
+    }
+    ps.reqs.resize(1 + (eager ? 0 : cmd.parts.size()), MPI_REQUEST_NULL);
+    TTG_CHECK_MPI(MPI_Isend(ps.envelope.get(), static_cast<int>(ps.envelope.size), MPI_BYTE, cmd.dest, kHeaderTag,
+                            hdr_, &ps.reqs[0]));
+    if (!eager) {
+      for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
+        TTG_CHECK_MPI(MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
+                                data_, &ps.reqs[1 + i]));
+      }
     }
     stats_.sent_msgs++;
-    stats_.sent_bytes += bytes;
-    sends_.push_back(std::move(ps));
-    (void)out;
+    stats_.sent_bytes += cmd.header.size() + payload;
+    // Small sends usually complete at once (MPI's own eager protocol); skip the pending list then.
+    if (!test_all(ps.reqs)) {
+      sends_.push_back(std::move(ps));
+    } else if (ps.pin) {
+      out.released.push_back(ps.pin);
+    }
   }
 
   void recv(RecvCmd&& cmd, Batch& out) override {
+    if (cmd.is_eager) {
+      // JS asked for a 'recvd' event (see addon.cc Recv, inline = false): copy and report at once.
+      std::size_t off = cmd.eager_off;
+      for (const Span& part : cmd.parts) {
+        if (off + part.bytes > cmd.eager.size) throw std::runtime_error("ttg_native: eager payload shorter than its parts");
+        if (part.bytes) std::memcpy(part.data, cmd.eager.get() + off, part.bytes);
+        off += part.bytes;
+      }
+      Arrival a;
+      a.kind = Arrival::Kind::Recvd;
+      a.id = cmd.id;
+      out.arrivals.push_back(std::move(a));
+      if (cmd.pin) out.released.push_back(cmd.pin);
+      return;
+    }
     PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0};
     for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
       TTG_CHECK_MPI(MPI_Irecv(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.src, cmd.tag,
@@ -154,6 +214,17 @@ class MpiTransport final : public Transport {
         if (sends_[i].pin) out.released.push_back(sends_[i].pin);
         sends_[i] = std::move(sends_.back());
         sends_.pop_back();
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    // Plain messages are announced once their payload is in; in header order when they can.
+    for (std::size_t i = 0; i < pre_.size();) {
+      if (test_all(pre_[i].reqs)) {
+        for (const PoolBuf& b : pre_[i].arrival.pre) stats_.recv_bytes += b.bytes;
+        out.arrivals.push_back(std::move(pre_[i].arrival));
+        pre_.erase(pre_.begin() + static_cast<std::ptrdiff_t>(i));
         any = true;
       } else {
         ++i;
@@ -199,6 +270,14 @@ class MpiTransport final : public Transport {
     // Unmatched rendezvous sends never finish, so give in-flight sends a bounded grace period.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while ((!sends_.empty() || !colls_.empty()) && std::chrono::steady_clock::now() < deadline) progress(out);
+    for (PendingPre& r : pre_) {
+      for (MPI_Request& q : r.reqs) {
+        if (q == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }
+    }
+    pre_.clear();
     for (PendingRecv& r : recvs_) {
       for (MPI_Request& q : r.reqs) {
         if (q == MPI_REQUEST_NULL) continue;
@@ -236,32 +315,60 @@ class MpiTransport final : public Transport {
       if (!flag) break;
       int count = 0;
       TTG_CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
-      std::vector<std::uint8_t> env(static_cast<std::size_t>(count));
-      TTG_CHECK_MPI(MPI_Mrecv(env.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
-      out.arrivals.push_back(parse(env, st.MPI_SOURCE));
+      OwnedBytes env(static_cast<std::size_t>(count));
+      TTG_CHECK_MPI(MPI_Mrecv(env.get(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+      bool plain = false;
+      Arrival a = parse(std::move(env), st.MPI_SOURCE, plain);
+      if (plain) {
+        PendingPre pp{std::move(a), {}};
+        pp.reqs.assign(pp.arrival.sizes.size(), MPI_REQUEST_NULL);
+        for (std::size_t i = 0; i < pp.arrival.sizes.size(); ++i) {
+          pp.arrival.pre.emplace_back(static_cast<std::size_t>(pp.arrival.sizes[i]));
+          TTG_CHECK_MPI(MPI_Irecv(pp.arrival.pre[i].data, static_cast<int>(pp.arrival.sizes[i]), MPI_BYTE,
+                                  st.MPI_SOURCE, pp.arrival.tag, data_, &pp.reqs[i]));
+        }
+        if (test_all(pp.reqs)) {
+          for (const PoolBuf& b : pp.arrival.pre) stats_.recv_bytes += b.bytes;
+          out.arrivals.push_back(std::move(pp.arrival));
+        } else {
+          pre_.push_back(std::move(pp));
+        }
+      } else {
+        out.arrivals.push_back(std::move(a));
+      }
       any = true;
     }
     return any;
   }
 
-  Arrival parse(const std::vector<std::uint8_t>& env, int src) {
+  Arrival parse(OwnedBytes&& env, int src, bool& plain) {
     Head head;
-    if (env.size() < sizeof head) throw std::runtime_error("ttg_native: truncated envelope from rank " + std::to_string(src));
-    std::memcpy(&head, env.data(), sizeof head);
+    if (env.size < sizeof head) throw std::runtime_error("ttg_native: truncated envelope from rank " + std::to_string(src));
+    std::memcpy(&head, env.get(), sizeof head);
     const std::size_t sizes_bytes = std::size_t{head.nparts} * sizeof(std::uint64_t);
-    if (env.size() != sizeof head + sizes_bytes + head.header_len) {
-      throw std::runtime_error("ttg_native: malformed envelope from rank " + std::to_string(src));
-    }
+    const std::size_t fixed = sizeof head + sizes_bytes + head.header_len;
     Arrival a;
     a.kind = Arrival::Kind::Msg;
     a.src = src;
     a.id = ++next_id_;
     a.tag = head.tag;
     a.sizes.resize(head.nparts);
-    if (sizes_bytes) std::memcpy(a.sizes.data(), env.data() + sizeof head, sizes_bytes);
-    a.header.assign(env.begin() + static_cast<std::ptrdiff_t>(sizeof head + sizes_bytes), env.end());
+    if (sizes_bytes) std::memcpy(a.sizes.data(), env.get() + sizeof head, sizes_bytes);
+    std::uint64_t payload = 0;
+    for (std::uint64_t n : a.sizes) payload += n;
+    const bool eager = (head.flags & kEager) != 0;
+    plain = prerecv_ && !eager && (head.flags & kPlain) != 0 && head.nparts > 0;
+    if (env.size != fixed + (eager ? payload : 0)) {
+      throw std::runtime_error("ttg_native: malformed envelope from rank " + std::to_string(src));
+    }
+    a.header.assign(env.get() + sizeof head + sizes_bytes, env.get() + fixed);
     stats_.recv_msgs++;
-    stats_.recv_bytes += a.header.size();
+    stats_.recv_bytes += a.header.size() + (eager ? payload : 0);
+    if (eager) {
+      a.is_eager = true;
+      a.eager_off = fixed;
+      a.eager = std::move(env);
+    }
     return a;
   }
 
@@ -298,9 +405,12 @@ class MpiTransport final : public Transport {
   MPI_Comm hdr_ = MPI_COMM_NULL, data_ = MPI_COMM_NULL, coll_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1, tag_ub_ = 32767;
   std::vector<std::uint32_t> next_tag_;
+  std::size_t eager_limit_ = 64 * 1024;
+  bool prerecv_ = true;  // TTG_PRERECV=0: plain messages take the split-metadata path too
   std::uint64_t next_id_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<PendingRecv> recvs_;
+  std::vector<PendingPre> pre_;
   std::vector<PendingColl> colls_;
 };
 

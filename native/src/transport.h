@@ -16,7 +16,8 @@ class Transport {
   virtual bool uses_mpi() const = 0;
   // False when nothing can arrive unless JS enqueues work, so the comm thread may sleep.
   virtual bool needs_polling() const = 0;
-  // True while requests are in flight (the comm thread then polls more eagerly).
+  // True while point-to-point transfers are in flight: MPI (without an async progress thread)
+  // only moves their data when polled, so the comm thread keeps polling for longer.
   virtual bool busy() const = 0;
 
   virtual void send(SendCmd&& cmd, Batch& out) = 0;

@@ -10,14 +10,32 @@ import { splitEntries, splitEntryNamed, splitEntryOf, type SplitEntry } from './
 const TYPED_EXT = 0x51;
 const SPLIT_EXT = 0x52;
 
-type TypedCtor = new (length: number) => ArrayBufferView;
+type TypedCtor = (new (length: number) => ArrayBufferView) & (new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView) & { BYTES_PER_ELEMENT: number };
 const TYPED: TypedCtor[] = [
   Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
   Int32Array, Uint32Array, BigInt64Array, BigUint64Array,
 ];
 
+/** Below this many bytes a zero-filled allocation is as cheap as an uninitialized one. */
+const UNINIT_MIN = 1024;
+
+/**
+ * A receive array: the transport overwrites all of it, so large ones skip the zero fill (and get
+ * their own ArrayBuffer, never a slice of Node's shared pool).
+ */
+function allocTyped(code: number, n: number): ArrayBufferView {
+  const ctor = TYPED[code]!;
+  const bytes = n * ctor.BYTES_PER_ELEMENT;
+  if (bytes < UNINIT_MIN) return new ctor(n);
+  return new ctor(Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer, 0, n);
+}
+
 /** Parts collected (when packing) or allocated (when unpacking) by the current codec call. */
 let parts: ArrayBufferView[] = [];
+/** Packing: a split-metadata object contributed parts. */
+let splitParts = false;
+/** Unpacking: payload buffers that already hold the parts, in order (or undefined). */
+let given: ArrayBuffer[] | undefined;
 
 for (let code = 0; code < TYPED.length; code++) {
   const ctor = TYPED[code]!;
@@ -29,7 +47,17 @@ for (let code = 0; code < TYPED.length; code++) {
       return [code, a.length];
     },
     read([c, n]: [number, number]) {
-      const a = new TYPED[c]!(n);
+      let a: ArrayBufferView;
+      if (given === undefined) {
+        a = allocTyped(c, n);
+      } else {
+        const buf = given[parts.length];
+        const ctor = TYPED[c]!;
+        if (buf === undefined || buf.byteLength !== n * ctor.BYTES_PER_ELEMENT) {
+          throw new Error(`received payload part ${parts.length} does not fit a ${ctor.name}(${n})`);
+        }
+        a = new ctor(buf, 0, n);
+      }
       parts.push(a);
       return a;
     },
@@ -60,11 +88,13 @@ function installSplitExtensions(): void {
       Class: e.proto.constructor as new () => unknown,
       type: SPLIT_EXT,
       write(obj: unknown) {
+        splitParts = true;
         const data = e.desc.get_data(obj);
         for (const d of data) parts.push(d);
         return [e.name, e.desc.get_metadata(obj), data.length];
       },
       read([name, md, n]: [string, unknown, number]) {
+        if (given !== undefined) throw new Error(`split-metadata '${name}' in a message whose payload was received as plain arrays`);
         const entry = splitEntryNamed(name);
         if (entry === undefined) throw new Error(`split-metadata class '${name}' is not registered on this rank`);
         const obj = entry.desc.create_from_metadata(md);
@@ -83,6 +113,11 @@ const packr = new Packr({ useRecords: false, moreTypes: false, structuredClone: 
 export interface EncodedMessage {
   bytes: Uint8Array;
   parts: ArrayBufferView[];
+  /**
+   * Every part is a plain typed array (no split-metadata object): the receiver may land the
+   * payload in memory of its choosing and pass it to {@link decode} as `buffers`.
+   */
+  plain: boolean;
 }
 
 /** A decoded message: its content, and the arrays the payload parts must be received into. */
@@ -138,22 +173,32 @@ export function encode(msg: unknown): EncodedMessage {
   check(msg, 0);
   installSplitExtensions();
   parts = [];
+  splitParts = false;
   try {
     const bytes = packr.pack(msg);
-    return { bytes, parts };
+    return { bytes, parts, plain: !splitParts };
   } finally {
     parts = [];
   }
 }
 
-/** Decodes a header; the returned parts are empty arrays to be filled by the transport. */
-export function decode<T>(bytes: Uint8Array): DecodedMessage<T> {
+/**
+ * Decodes a header; the returned parts are arrays to be filled by the transport (uninitialized).
+ * With `buffers` (the payload of a `plain` message, already received), the typed arrays are views
+ * of those buffers instead, and there is nothing left to receive.
+ */
+export function decode<T>(bytes: Uint8Array, buffers?: ArrayBuffer[]): DecodedMessage<T> {
   installSplitExtensions();
   parts = [];
+  given = buffers;
   try {
     const msg = packr.unpack(bytes) as T;
+    if (buffers !== undefined && parts.length !== buffers.length) {
+      throw new Error(`the message has ${buffers.length} payload parts but its header names ${parts.length}`);
+    }
     return { msg, parts };
   } finally {
     parts = [];
+    given = undefined;
   }
 }

@@ -35,9 +35,11 @@ export interface NativeWorld {
 }
 
 /**
- * An active message's header has arrived. When `sizes` is not empty, allocate one view per
- * part with exactly `sizes[i]` bytes and call {@link NativeAddon.recv} with `id`; the payload
- * then lands directly in those views and a {@link NativeRecvdEvent} follows.
+ * An active message's header has arrived. When `buffers` is present, the payload is already in
+ * them (one ArrayBuffer of `sizes[i]` bytes per part; messages sent with `plain`). Otherwise, when
+ * `sizes` is not empty, allocate one view per part with exactly `sizes[i]` bytes and call
+ * {@link NativeAddon.recv} with `id`; the payload then lands directly in those views (and a
+ * {@link NativeRecvdEvent} follows unless `recv` returned true).
  */
 export interface NativeMsgEvent {
   /** Discriminant. */
@@ -50,6 +52,8 @@ export interface NativeMsgEvent {
   sizes: number[];
   /** Receiver-local message id, for {@link NativeAddon.recv}. */
   id: number;
+  /** The received payload parts, for messages sent with `plain` (then no recv is needed). */
+  buffers?: ArrayBuffer[];
 }
 
 /** The payload of message `id` is now in the views given to {@link NativeAddon.recv}. */
@@ -113,11 +117,18 @@ export interface NativeAddon {
   /**
    * Enqueues an active message to `dest`. The header is copied; the `parts` are sent from
    * their own memory, so they must not be modified until the receiver has them (the addon
-   * keeps them alive until then). Each part must be smaller than 2 GiB.
+   * keeps them alive until then). Each part must be smaller than 2 GiB. `plain`: every part is a
+   * plain typed array that the receiver may receive into memory of its own choosing, before its JS
+   * has seen the header (its event then carries `buffers`).
    */
-  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[]): void;
-  /** Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`). */
-  recv(id: number, views: ArrayBufferView[]): void;
+  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean): void;
+  /**
+   * Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`).
+   * With `inline` true, a payload that is already in this process (small messages travel inside
+   * the header message; loopback) is copied into `views` before this returns, which then returns
+   * true and no {@link NativeRecvdEvent} follows. Otherwise returns false and the event follows.
+   */
+  recv(id: number, views: ArrayBufferView[], inline?: boolean): boolean;
   /** Element-wise sum over all ranks (non-blocking MPI_Iallreduce progressed by the comm thread). */
   allreduce(values: Float64Array): Promise<Float64Array>;
   /** Resolves when every rank has entered the barrier. */
@@ -166,11 +177,13 @@ export interface NativeAddon {
   devMemInfo(device: number): { free: number; total: number } | null;
   /** GFLOP/s of `threads` native threads each running `iters` single-threaded n x n dgemm calls (no runtime). */
   devPeak(n: number, iters: number, threads: number): number;
+  /** Baseline: seconds of LAPACKE_dpotrf('L') of the n x n column-major `a`, in place, on `threads` OpenBLAS threads. */
+  lapackDpotrf(a: Float64Array, n: number, threads: number): number;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'keepAlive', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -130,20 +130,21 @@ export class MpiTransport implements Transport {
   private ship(dest: number, msg: WireMessage): void {
     let bytes: Uint8Array;
     let parts: ArrayBufferView[];
+    let plain: boolean;
     try {
-      ({ bytes, parts } = encode(msg));
+      ({ bytes, parts, plain } = encode(msg));
     } catch (e) {
       throw serializeError(msg, this.rank, e);
     }
     payloadProbe.onSend?.(parts);
-    this.native.send(dest, bytes, parts);
+    this.native.send(dest, bytes, parts, plain);
     this.sent++;
   }
 
   private onArrivals(events: NativeEvent[]): void {
     for (const ev of events) {
       try {
-        if (ev.kind === 'msg') this.onHeader(ev.src, ev.header, ev.sizes, ev.id);
+        if (ev.kind === 'msg') this.onHeader(ev.src, ev.header, ev.sizes, ev.id, ev.buffers);
         else if (ev.kind === 'recvd') this.onPayload(ev.id);
         else scheduler.recordError(Errors.transport(`comm thread: ${ev.message}`, this.rank));
       } catch (e) {
@@ -152,10 +153,10 @@ export class MpiTransport implements Transport {
     }
   }
 
-  private onHeader(src: number, header: Uint8Array, sizes: number[], id: number): void {
+  private onHeader(src: number, header: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined): void {
     let decoded: DecodedMessage<WireMessage>;
     try {
-      decoded = decode<WireMessage>(header);
+      decoded = decode<WireMessage>(header, buffers);
     } catch (e) {
       this.received++;
       throw Errors.serialize(`a message from rank ${src}`, undefined, undefined, undefined, this.rank, e);
@@ -168,15 +169,22 @@ export class MpiTransport implements Transport {
       this.handle(decoded.msg);
       return;
     }
+    if (buffers !== undefined) {
+      // plain typed arrays, already received by the comm thread: the arrays are views of them
+      payloadProbe.onRecv?.(decoded.parts);
+      this.handle(decoded.msg);
+      return;
+    }
     const ok = sizes.length === decoded.parts.length && sizes.every((n, i) => n === decoded.parts[i]!.byteLength);
     if (!ok) {
       this.received++;
       throw Errors.serialize(`a message from rank ${src}`, undefined, undefined, undefined, this.rank,
         new Error(`payload sizes [${sizes.join(', ')}] do not match the decoded arrays [${decoded.parts.map((p) => p.byteLength).join(', ')}]`));
     }
-    this.receiving.set(id, { src, decoded });
     payloadProbe.onRecv?.(decoded.parts);
-    this.native.recv(id, decoded.parts);
+    // Small payloads ride in the header message and are copied into the arrays right here.
+    if (this.native.recv(id, decoded.parts, true)) this.handle(decoded.msg);
+    else this.receiving.set(id, { src, decoded });
   }
 
   private onPayload(id: number): void {

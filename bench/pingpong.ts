@@ -1,0 +1,219 @@
+/**
+ * MPI message path: raw MPI ping-pong inside the addon (`native.pingpong`, blocking MPI_Send /
+ * MPI_Recv on the comm thread) against a two-TT ttg cycle that carries a Float64Array between
+ * rank 0 (Ping) and rank 1 (Pong) through the public API. Run as `npm run -s bench:pingpong`:
+ * without mpirun it starts `mpirun -np 2` on itself. Prints a human table and, as its last line,
+ * one JSON object (SPEC §7): sizes, raw_us, ttg_us, bw_ratio_1m, bw_ratio_16m, lat_overhead_us,
+ * plus idle_cpu_pct (CPU use of a rank waiting in fence() while its peer computes).
+ *
+ * Every ttg payload is verified when it arrives: element 0 carries the round number, the rest is
+ * checksummed (Fletcher-style sums mod 2^32 over its 32-bit words) against the sender's original. The round trip is
+ * strictly sequential, so the checksum time (measured on both ranks, summed by an allreduce after
+ * the run) is subtracted from the elapsed time: ttg_us is the message path alone. Received arrays
+ * are dropped at once, as an application would, so their memory can be reused.
+ *
+ * Environment: BENCH_RUNS (default 5) runs per size, median reported; BENCH_SCALE scales the
+ * number of round trips per run; BENCH_MPIRUN_ARGS extra mpirun arguments (e.g.
+ * `--mca btl_vader_single_copy_mechanism none`).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import * as ttg from 'ttg';
+
+import { requireNative } from '../src/ttg/native.js';
+
+const SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
+const NO_CHECK = process.env['BENCH_NO_CHECK'] === '1'; // diagnosis only: skips the checksums
+const SCALE = Number(process.env['BENCH_SCALE'] ?? 1);
+/** Round trips per timed run (ttg) and per raw measurement, by size. */
+const TTG_ROUNDS = [2000, 1000, 400, 60, 8].map((n) => Math.max(2, Math.round(n * SCALE)));
+const RAW_ITERS = [10000, 4000, 1000, 150, 12].map((n) => Math.max(2, Math.round(n * SCALE)));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Fletcher-style sums (mod 2^32) over the 32-bit words of `a` after element 0 (the round). */
+function checksum(a: Float64Array): number {
+  const w = new Int32Array(a.buffer, a.byteOffset + 8, (a.byteLength - 8) / 4);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < w.length; i++) {
+    s1 = (s1 + w[i]!) | 0;
+    s2 = (s2 + s1) | 0;
+  }
+  return (s2 >>> 0) * 0x100000000 + (s1 >>> 0);
+}
+
+if (process.env['OMPI_COMM_WORLD_SIZE'] === undefined) {
+  // Launcher: the benchmark itself runs under mpirun with two ranks.
+  const extra = (process.env['BENCH_MPIRUN_ARGS'] ?? '').split(' ').filter((s) => s !== '');
+  const args = ['-np', '2', '--oversubscribe', '--allow-run-as-root', ...extra, process.execPath, fileURLToPath(import.meta.url)];
+  const run = spawnSync('mpirun', args, {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' },
+    timeout: 600_000,
+    maxBuffer: 64 << 20,
+  });
+  if (run.error) throw run.error;
+  const lines = run.stdout.split('\n').filter((l) => l !== '');
+  const json = lines.filter((l) => l.startsWith('{'));
+  for (const l of lines) if (!l.startsWith('{')) console.log(l);
+  if (run.status !== 0 || json.length !== 1) {
+    process.stderr.write(run.stderr);
+    console.error(`mpirun ${args.join(' ')} exited with ${run.status}`);
+    process.exit(1);
+  }
+  console.log(json[0]);
+  process.exit(0);
+}
+
+const world = await ttg.initialize();
+const { rank, size } = world;
+if (size !== 2) throw new Error(`pingpong needs exactly 2 ranks, got ${size}`);
+const native = requireNative();
+
+// ---- the ttg cycle: Ping(k) on rank 0 --> Pong(k) on rank 1 --> Ping(k + 1) ----
+const seed = new ttg.Edge<number, Float64Array>('seed');
+const toPong = new ttg.Edge<number, Float64Array>('to-pong');
+const toPing = new ttg.Edge<number, Float64Array>('to-ping');
+let runEnd = 0;
+let runStart = 0;
+let finished: ((t: number) => void) | undefined;
+let expected = 0;
+let got = 0;
+let checkMs = 0;
+let badRound = 0;
+let badSum = 0;
+
+function verify(a: Float64Array, round: number): void {
+  if (a[0] !== round) badRound++;
+  got++;
+  if (a.length > 1 && !NO_CHECK) {
+    const t = performance.now();
+    if (checksum(a) !== expected) badSum++;
+    checkMs += performance.now() - t;
+  }
+}
+
+const ping = ttg.make_tt((k: number, a: Float64Array, out) => {
+  if (k !== runStart) verify(a, k - 1);
+  if (k === runEnd) {
+    finished?.(performance.now());
+    return;
+  }
+  a[0] = k;
+  out.send(0, k, a);
+}, [ttg.fuse(seed, toPing)], [toPong], { name: 'Ping', consume: [0] });
+const pong = ttg.make_tt((k: number, a: Float64Array, out) => {
+  verify(a, k);
+  out.send(0, k + 1, a);
+}, [toPong], [toPing], { name: 'Pong' });
+ping.set_procmap(() => 0);
+pong.set_procmap(() => 1);
+ttg.make_graph_executable(ping, pong);
+ttg.execute();
+
+/** Keeps the event loop alive while a raw addon promise is pending (the addon does not hold it). */
+async function held<T>(p: Promise<T>): Promise<T> {
+  const timer = setInterval(() => {}, 1 << 30);
+  try {
+    return await p;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+let nextKey = 0;
+
+/** One timed run of `rounds` round trips; returns microseconds per round trip (rank 0). */
+async function ttgRun(base: Float64Array, expect: number, rounds: number): Promise<number> {
+  runStart = nextKey;
+  runEnd = nextKey + rounds;
+  nextKey = runEnd + 1;
+  expected = expect;
+  got = 0;
+  checkMs = 0;
+  let t0 = 0;
+  const done = new Promise<number>((resolve) => (finished = resolve));
+  if (rank === 0) {
+    const a = base.slice();
+    a[0] = -1;
+    t0 = performance.now();
+    ping.invoke(runStart, a);
+  }
+  await ttg.fence();
+  const [check] = await held(native.allreduce(Float64Array.of(checkMs)));
+  const us = rank === 0 ? ((await done) - t0 - check!) * 1000 / rounds : 0;
+  finished = undefined;
+  if (got !== rounds) badRound++;
+  return us;
+}
+
+const raw: number[] = [];
+const viaTtg: number[] = [];
+for (let s = 0; s < SIZES.length; s++) {
+  const bytes = SIZES[s]!;
+  const base = new Float64Array(bytes / 8);
+  for (let i = 0; i < base.length; i++) base[i] = i * 1.25 + bytes;
+  const expect = base.length > 1 ? checksum(base) : 0;
+  await ttgRun(base, expect, Math.max(2, TTG_ROUNDS[s]! >> 2)); // warm-up
+  const r: number[] = [];
+  const t: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    await ttg.fence();
+    r.push((await held(native.pingpong(1 - rank, bytes, RAW_ITERS[s]!))) * 1e6);
+    t.push(await ttgRun(base, expect, TTG_ROUNDS[s]!));
+  }
+  raw.push(median(r));
+  viaTtg.push(median(t));
+}
+
+// ---- idle CPU of a waiting rank: rank 0 waits in fence() while rank 1 computes for IDLE_MS ----
+const IDLE_MS = 1500;
+const go = new ttg.Edge<number, void>('idle-go');
+const busy = ttg.make_tt((_k: number) => {
+  const end = performance.now() + IDLE_MS;
+  while (performance.now() < end) { /* compute */ }
+}, [go], [], { name: 'Busy' });
+busy.set_procmap(() => 1);
+ttg.make_graph_executable(busy);
+await ttg.fence();
+if (rank === 0) busy.invoke(0, undefined);
+const c0 = process.cpuUsage();
+const w0 = performance.now();
+await ttg.fence();
+const c1 = process.cpuUsage(c0);
+const idleCpuPct = rank === 0 ? ((c1.user + c1.system) / 1000 / (performance.now() - w0)) * 100 : 0;
+
+const bad = await held(native.allreduce(Float64Array.of(badRound, badSum)));
+await ttg.finalize();
+
+if (rank === 0) {
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  const human = (b: number) => (b >= 1 << 20 ? `${b >> 20} MiB` : b >= 1024 ? `${b >> 10} KiB` : `${b} B`);
+  console.log(`ping-pong, 2 ranks, round trip (median of ${RUNS} runs), payload verified: ${bad[0] === 0 && bad[1] === 0 ? 'ok' : `FAILED (${bad[0]} rounds, ${bad[1]} checksums)`}`);
+  console.log('size        raw_us     ttg_us   raw/ttg   ttg GB/s');
+  for (let s = 0; s < SIZES.length; s++) {
+    const b = SIZES[s]!;
+    console.log(`${human(b).padEnd(8)} ${r2(raw[s]!).toFixed(2).padStart(9)} ${r2(viaTtg[s]!).toFixed(2).padStart(10)} ${(raw[s]! / viaTtg[s]!).toFixed(3).padStart(9)} ${((2 * b) / (viaTtg[s]! * 1000)).toFixed(3).padStart(10)}`);
+  }
+  console.log(`idle rank (waiting in fence while the peer computes ${IDLE_MS} ms): ${idleCpuPct.toFixed(1)}% of a core`);
+  if (bad[0] !== 0 || bad[1] !== 0) process.exitCode = 1;
+  const i1m = SIZES.indexOf(1 << 20);
+  const i16m = SIZES.indexOf(16 << 20);
+  console.log(JSON.stringify({
+    sizes: SIZES,
+    raw_us: raw.map(r2),
+    ttg_us: viaTtg.map(r2),
+    bw_ratio_1m: Math.round((raw[i1m]! / viaTtg[i1m]!) * 1000) / 1000,
+    bw_ratio_16m: Math.round((raw[i16m]! / viaTtg[i16m]!) * 1000) / 1000,
+    lat_overhead_us: r2(viaTtg[0]! - raw[0]!),
+    idle_cpu_pct: Math.round(idleCpuPct * 10) / 10,
+    payload_ok: bad[0] === 0 && bad[1] === 0,
+  }));
+}

@@ -1,0 +1,274 @@
+// Device functions of the addon. One device runtime per process (like the comm thread): either
+// the CPU kernel pool (host and emulated backends) or CUDA streams. Completions of ops carrying a
+// notify id come back to JS in batches through one thread-safe function; while any is pending
+// the TSFN holds the event loop open, otherwise it does not (so idle programs exit).
+#include "device_addon.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "cuda_api.h"
+#include "host_kernels.h"
+#include "js_views.h"
+#include "kernel_pool.h"
+
+namespace ttg {
+namespace {
+
+void deliver(Napi::Env env, Napi::Function fn, void*, void*);
+using Tsfn = Napi::TypedThreadSafeFunction<void, void, deliver>;
+
+struct Alloc {
+  void* p;
+  std::size_t bytes;
+  int dev;
+};
+
+struct DeviceRuntime {
+  enum class Mode { None, Pool, Cuda } mode = Mode::None;
+  KernelPool pool;  // Cuda mode: no threads, only the completion batching
+  Tsfn tsfn;
+  bool tsfn_alive = false;
+  std::uint64_t outstanding = 0;
+  std::uint64_t next_handle = 0;
+  std::unordered_map<std::uint64_t, Alloc> allocs;
+  Napi::Env::CleanupHook<std::function<void()>> cleanup;
+  napi_env env = nullptr;
+};
+
+DeviceRuntime& R() {
+  static DeviceRuntime* r = new DeviceRuntime();  // leaked on purpose: no exit-time destructor races
+  return *r;
+}
+
+void cuda_done(std::uint64_t id, void*) { R().pool.complete(id); }
+
+void deliver(Napi::Env env, Napi::Function fn, void*, void*) {
+  if (env == nullptr) return;
+  DeviceRuntime& r = R();
+  std::vector<std::uint64_t> ids = r.pool.take();
+  if (ids.empty()) return;
+  r.outstanding -= std::min<std::uint64_t>(r.outstanding, ids.size());
+  if (r.outstanding == 0 && r.tsfn_alive) r.tsfn.Unref(env);
+  Napi::Float64Array arr = Napi::Float64Array::New(env, ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) arr[i] = static_cast<double>(ids[i]);
+  try {
+    fn.Call({arr});
+  } catch (const Napi::Error& e) {
+    napi_fatal_exception(env, e.Value());
+  }
+}
+
+void free_alloc(DeviceRuntime& r, const Alloc& a) {
+  if (r.mode == DeviceRuntime::Mode::Cuda) ttg_cuda_free(a.dev, a.p);
+  else std::free(a.p);
+}
+
+// Stops threads/streams and frees device memory. env == nullptr: from the env cleanup hook.
+void stop(const Napi::Env* env) {
+  DeviceRuntime& r = R();
+  if (r.mode == DeviceRuntime::Mode::None) return;
+  r.pool.stop();
+  if (r.mode == DeviceRuntime::Mode::Cuda) ttg_cuda_stop();
+  for (auto& kv : r.allocs) free_alloc(r, kv.second);
+  r.allocs.clear();
+  r.pool.take();
+  if (r.tsfn_alive) r.tsfn.Release();
+  r.tsfn_alive = false;
+  if (env != nullptr) r.cleanup.Remove(*env);
+  r.outstanding = 0;
+  r.mode = DeviceRuntime::Mode::None;
+}
+
+void require_started(Napi::Env env, const char* what) {
+  if (R().mode == DeviceRuntime::Mode::None) {
+    throw Napi::Error::New(env, std::string("ttg_native.") + what + ": call devStart() first");
+  }
+}
+
+// A memory operand: a device handle (number), host memory (a TypedArray), or none (null).
+void* operand(Napi::Value v, const char* what) {
+  if (v.IsNull() || v.IsUndefined()) return nullptr;
+  if (v.IsNumber()) {
+    const auto h = static_cast<std::uint64_t>(v.As<Napi::Number>().DoubleValue());
+    auto it = R().allocs.find(h);
+    if (it == R().allocs.end()) throw Napi::Error::New(v.Env(), std::string("ttg_native.devOp: ") + what + ": no allocation " + std::to_string(h));
+    return it->second.p;
+  }
+  return view_span(v, std::string("devOp: ") + what).data;
+}
+
+Napi::Value DevInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  char err[256] = {0};
+  const int count = ttg_cuda_device_count(err, sizeof err);
+  o["blas"] = TTG_HAVE_BLAS != 0;
+  o["blas_threads"] = host_blas_single_threaded();
+  o["kernels"] = host_kernels_description();
+  o["cuda_compiled"] = ttg_cuda_compiled() != 0;
+  o["cuda_devices"] = count;
+  o["cuda_error"] = std::string(err);
+  return o;
+}
+
+Napi::Value DevStart(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceRuntime& r = R();
+  if (r.mode != DeviceRuntime::Mode::None) throw Napi::Error::New(env, "ttg_native.devStart: already started (call devStop first)");
+  const std::string kind = info[0].ToString().Utf8Value();
+  const int streams = info[1].ToNumber().Int32Value();
+  const int devices = info[2].ToNumber().Int32Value();
+  if (!info[3].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.devStart: onDone must be a function");
+  if (streams < 1 || devices < 1 || streams % devices != 0) {
+    throw Napi::RangeError::New(env, "ttg_native.devStart: streams must be a positive multiple of devices");
+  }
+  r.tsfn = Tsfn::New(env, info[3].As<Napi::Function>(), "ttg-device", 0, 1);
+  r.tsfn.Unref(env);
+  r.tsfn_alive = true;
+  r.env = env;
+  auto wake = [] {
+    DeviceRuntime& rr = R();
+    if (rr.tsfn_alive) rr.tsfn.NonBlockingCall();
+  };
+  if (kind == "cuda") {
+    char err[512] = {0};
+    r.pool.start(0, wake);
+    if (ttg_cuda_start(devices, streams / devices, cuda_done, nullptr, err, sizeof err) != 0) {
+      r.mode = DeviceRuntime::Mode::Cuda;
+      stop(nullptr);
+      throw Napi::Error::New(env, std::string("ttg_native.devStart(cuda): ") + err);
+    }
+    r.mode = DeviceRuntime::Mode::Cuda;
+  } else {
+    r.pool.start(streams, wake);
+    r.mode = DeviceRuntime::Mode::Pool;
+  }
+  r.cleanup = env.AddCleanupHook(std::function<void()>([] { stop(nullptr); }));
+  return env.Undefined();
+}
+
+Napi::Value DevStop(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  stop(&env);
+  return env.Undefined();
+}
+
+Napi::Value DevAlloc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  require_started(env, "devAlloc");
+  DeviceRuntime& r = R();
+  const int dev = info[0].ToNumber().Int32Value();
+  const auto bytes = static_cast<std::size_t>(info[1].ToNumber().DoubleValue());
+  void* p = nullptr;
+  if (r.mode == DeviceRuntime::Mode::Cuda) {
+    p = ttg_cuda_malloc(dev, bytes);
+  } else {
+    // 64-byte aligned like device allocations, so BLAS sees the same alignment it would on a GPU.
+    p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  }
+  if (p == nullptr) return env.Null();
+  const std::uint64_t h = ++r.next_handle;
+  r.allocs.emplace(h, Alloc{p, bytes, dev});
+  return Napi::Number::New(env, static_cast<double>(h));
+}
+
+Napi::Value DevFree(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceRuntime& r = R();
+  auto it = r.allocs.find(static_cast<std::uint64_t>(info[0].ToNumber().DoubleValue()));
+  if (it != r.allocs.end()) {
+    free_alloc(r, it->second);
+    r.allocs.erase(it);
+  }
+  return env.Undefined();
+}
+
+// devOp(stream, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, notify)
+Napi::Value DevOp(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  require_started(env, "devOp");
+  DeviceRuntime& r = R();
+  TtgOp op{};
+  op.stream = info[0].ToNumber().Uint32Value();
+  op.kind = info[1].ToNumber().Int32Value();
+  if (op.kind < 0 || op.kind >= TTG_OP_KINDS) throw Napi::RangeError::New(env, "ttg_native.devOp: bad op kind");
+  const std::string flags = info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : "";
+  for (std::size_t i = 0; i < 4 && i < flags.size(); ++i) op.f[i] = flags[i];
+  op.m = info[3].ToNumber().Int32Value();
+  op.n = info[4].ToNumber().Int32Value();
+  op.k = info[5].ToNumber().Int32Value();
+  op.alpha = info[6].ToNumber().DoubleValue();
+  op.beta = info[7].ToNumber().DoubleValue();
+  op.p[0] = operand(info[8], "p0");
+  op.lda = info[9].ToNumber().Int32Value();
+  op.p[1] = operand(info[10], "p1");
+  op.ldb = info[11].ToNumber().Int32Value();
+  op.p[2] = operand(info[12], "p2");
+  op.ldc = info[13].ToNumber().Int32Value();
+  op.p[3] = operand(info[14], "p3");
+  op.bytes = static_cast<std::size_t>(info[15].ToNumber().DoubleValue());
+  op.notify = static_cast<std::uint64_t>(info[16].ToNumber().DoubleValue());
+  if (r.mode == DeviceRuntime::Mode::Cuda) {
+    char err[512] = {0};
+    if (ttg_cuda_enqueue(&op, err, sizeof err) != 0) throw Napi::Error::New(env, std::string("ttg_native.devOp(cuda): ") + err);
+  } else {
+    if (static_cast<int>(op.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, "ttg_native.devOp: no such stream");
+    r.pool.enqueue(op);
+  }
+  // Count before the op can complete is not needed: completions are only processed on this thread.
+  if (op.notify != 0 && r.outstanding++ == 0) r.tsfn.Ref(env);
+  return env.Undefined();
+}
+
+Napi::Value DevMemInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::size_t free_b = 0, total = 0;
+  if (ttg_cuda_mem_info(info[0].ToNumber().Int32Value(), &free_b, &total) != 0) return env.Null();
+  Napi::Object o = Napi::Object::New(env);
+  o["free"] = static_cast<double>(free_b);
+  o["total"] = static_cast<double>(total);
+  return o;
+}
+
+Napi::Value DevPeak(const Napi::CallbackInfo& info) {
+  const int n = info[0].ToNumber().Int32Value(), iters = info[1].ToNumber().Int32Value();
+  const int threads = info[2].ToNumber().Int32Value();
+  if (n < 1 || iters < 1 || threads < 1) throw Napi::RangeError::New(info.Env(), "ttg_native.devPeak: n, iters, threads must be >= 1");
+  return Napi::Number::New(info.Env(), host_dgemm_peak(n, iters, threads));
+}
+
+Napi::Value LapackDpotrf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+    throw Napi::TypeError::New(env, "ttg_native.lapackDpotrf: needs a Float64Array");
+  }
+  auto a = info[0].As<Napi::Float64Array>();
+  const int n = info[1].ToNumber().Int32Value(), threads = info[2].ToNumber().Int32Value();
+  if (n < 1 || threads < 1 || a.ElementLength() < static_cast<std::size_t>(n) * n) {
+    throw Napi::RangeError::New(env, "ttg_native.lapackDpotrf: needs n >= 1, threads >= 1 and n*n elements");
+  }
+  int status = 0;
+  const double s = host_lapack_dpotrf(a.Data(), n, threads, &status);
+  if (s < 0) throw Napi::Error::New(env, "ttg_native.lapackDpotrf: the addon was built without LAPACKE");
+  if (status != 0) throw Napi::Error::New(env, "ttg_native.lapackDpotrf: LAPACKE_dpotrf info " + std::to_string(status));
+  return Napi::Number::New(env, s);
+}
+
+}  // namespace
+
+void define_device_exports(Napi::Env env, Napi::Object exports) {
+  exports["devInfo"] = Napi::Function::New(env, DevInfo, "devInfo");
+  exports["devStart"] = Napi::Function::New(env, DevStart, "devStart");
+  exports["devStop"] = Napi::Function::New(env, DevStop, "devStop");
+  exports["devAlloc"] = Napi::Function::New(env, DevAlloc, "devAlloc");
+  exports["devFree"] = Napi::Function::New(env, DevFree, "devFree");
+  exports["devOp"] = Napi::Function::New(env, DevOp, "devOp");
+  exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
+  exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
+  exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
+}
+
+}  // namespace ttg

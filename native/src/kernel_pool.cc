@@ -1,0 +1,89 @@
+#include "kernel_pool.h"
+
+#include <cstdlib>
+
+#include "host_kernels.h"
+
+namespace ttg {
+
+void KernelPool::start(int streams, Wake wake) {
+  wake_ = std::move(wake);
+  const char* depth = std::getenv("TTG_DEVICE_WAKE_DEPTH");
+  if (depth != nullptr) wake_depth_ = std::atoi(depth);
+  host_blas_single_threaded();
+  for (int i = 0; i < streams; ++i) {
+    streams_.push_back(std::make_unique<Stream>());
+    Stream* s = streams_.back().get();
+    s->th = std::thread([this, s] { run(*s); });
+  }
+}
+
+void KernelPool::stop() {
+  for (auto& s : streams_) {
+    std::lock_guard<std::mutex> lk(s->mu);
+    s->stop = true;
+    s->cv.notify_one();
+  }
+  for (auto& s : streams_) {
+    if (s->th.joinable()) s->th.join();
+  }
+  streams_.clear();
+}
+
+void KernelPool::enqueue(const TtgOp& op) {
+  Stream& s = *streams_.at(op.stream);
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.q.push_back(op);
+  if (op.kind != TTG_OP_MARKER) s.work.fetch_add(1);
+  // Notify under the lock: the worker cannot miss it between its empty check and its wait.
+  s.cv.notify_one();
+}
+
+void KernelPool::run(Stream& s) {
+  for (;;) {
+    TtgOp op;
+    {
+      std::unique_lock<std::mutex> lk(s.mu);
+      if (s.q.empty()) {
+        idle_.fetch_add(1);
+        if (done_pending_.load()) wake();  // report everything before going idle
+        s.cv.wait(lk, [&] { return s.stop || !s.q.empty(); });
+        idle_.fetch_sub(1);
+      }
+      if (s.q.empty()) return;  // stop requested and queue drained
+      op = s.q.front();
+      s.q.pop_front();
+      if (op.kind != TTG_OP_MARKER) s.work.fetch_sub(1);
+    }
+    run_host_op(op);
+    if (op.notify != 0) push_done(op.notify);
+    if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) wake();
+  }
+}
+
+void KernelPool::push_done(std::uint64_t id) {
+  std::lock_guard<std::mutex> lk(done_mu_);
+  done_.push_back(id);
+  done_pending_.store(true);
+}
+
+void KernelPool::complete(std::uint64_t id) {
+  push_done(id);
+  wake();
+}
+
+void KernelPool::wake() {
+  // One pending wake-up at a time: completions meanwhile ride in the same batch.
+  if (!wake_pending_.exchange(true) && wake_) wake_();
+}
+
+std::vector<std::uint64_t> KernelPool::take() {
+  wake_pending_.store(false);
+  std::vector<std::uint64_t> out;
+  std::lock_guard<std::mutex> lk(done_mu_);
+  out.swap(done_);
+  done_pending_.store(false);
+  return out;
+}
+
+}  // namespace ttg

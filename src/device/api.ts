@@ -1,0 +1,121 @@
+/**
+ * The `ttg.device` namespace: the device-task protocol, kernels, scratch buffers and counters.
+ * Importing it (through 'ttg') installs the device layer's hooks into the core.
+ */
+import { Buffer, type AnyBuffer } from './buffer.js';
+import { deviceRuntime } from './runtime.js';
+import { collectBuffers, currentStream, DeviceStep } from './steps.js';
+import { DeviceErrors } from './errors.js';
+import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
+import * as kernelFns from './kernels.js';
+
+export { Stream } from './streams.js';
+export type { InputResult } from './steps.js';
+
+/**
+ * `yield ttg.device.input(...buffers)`: picks the task's device (its TT's devicehint, else the
+ * least loaded) and stream, makes the buffers valid there and pins them; resumes with
+ * `{ stream, device }`. May be yielded again in the same task to add buffers.
+ */
+export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
+  return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers));
+}
+
+/**
+ * `yield ttg.device.kernel(...buffers)`: waits until everything the task enqueued on its stream
+ * has run, copies the listed buffers back to the host, and unpins the task's buffers.
+ */
+export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
+  return new DeviceStep('kernel', collectBuffers('ttg.device.kernel(...)', buffers));
+}
+
+/** Alias of {@link input} (the name used by current C++ TTG). */
+export const select = input;
+/** Alias of {@link kernel} (the name used by current C++ TTG). */
+export const wait = kernel;
+
+/** A device-only buffer of `length` doubles: never copied to or from the host. */
+export function make_scratch(length: number): Buffer {
+  return new Buffer<Float64Array>(length, { scratch: true });
+}
+
+/** Number of devices of the running backend (0 when the device layer is off). */
+export function num_devices(): number {
+  return deviceRuntime()?.backend.devices ?? 0;
+}
+
+/** The stream of the device task whose body is running (after its `input()`), else undefined. */
+export function current_stream(): Stream | undefined {
+  return currentStream();
+}
+
+/** The kernels of SPEC §5, identical on every backend. */
+export const kernels = {
+  dgemm: kernelFns.dgemm,
+  dsyrk: kernelFns.dsyrk,
+  dtrsm: kernelFns.dtrsm,
+  dpotrf: kernelFns.dpotrf,
+  daxpy: kernelFns.daxpy,
+  dscal: kernelFns.dscal,
+} as const;
+
+/**
+ * Enqueues a timestamp on `stream`: when the stream reaches it, `into[index]` receives the
+ * steady-clock time in milliseconds (the same clock for every stream and backend, so intervals
+ * of different streams can be compared; like recording a CUDA event). `into` must stay alive
+ * until the task's `kernel()` wait.
+ */
+export function stamp(stream: Stream, into: Float64Array, index = 0): void {
+  const r = deviceRuntime();
+  if (r === undefined || !(stream instanceof StreamClass)) throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', 'needs a device stream');
+  if (!(into instanceof Float64Array) || !Number.isInteger(index) || index < 0 || index >= into.length) {
+    throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', 'needs a Float64Array and an index inside it');
+  }
+  r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0);
+}
+
+/** Counters of one device. */
+export interface DeviceStats {
+  /** Copies evicted to make room. */
+  evictions: number;
+  /** Bytes copied host to device. */
+  h2d_bytes: number;
+  /** Bytes copied device to host. */
+  d2h_bytes: number;
+  /** Kernels enqueued. */
+  kernels: number;
+  /** Bytes of device memory in use. */
+  used_bytes: number;
+  /** Device capacity in bytes (Infinity for host). */
+  capacity: number;
+}
+
+/** What {@link stats} returns: totals plus `per_device`. */
+export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'capacity'> {
+  /** `host`, `emulated`, `cuda`, or `off`. */
+  backend: string;
+  /** Number of devices. */
+  devices: number;
+  /** Streams per device. */
+  streams: number;
+  /** Per-device counters. */
+  per_device: DeviceStats[];
+}
+
+/** Counters since the backend started (tests and benchmarks). */
+export function stats(): Stats {
+  const r = deviceRuntime();
+  if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, per_device: [] };
+  const per = r.memory.counters.map((c, d) => ({ ...c, used_bytes: r.memory.used[d]!, capacity: r.backend.capacity[d]! }));
+  const sum = (k: 'evictions' | 'h2d_bytes' | 'd2h_bytes' | 'kernels') => per.reduce((a, c) => a + c[k], 0);
+  return {
+    backend: r.backend.name, devices: r.backend.devices, streams: r.backend.streamsPerDevice,
+    evictions: sum('evictions'), h2d_bytes: sum('h2d_bytes'), d2h_bytes: sum('d2h_bytes'), kernels: sum('kernels'), per_device: per,
+  };
+}
+
+/** The addon's device capabilities (BLAS or loops, CUDA compiled, CUDA devices), or null without the addon. */
+export function info(): ReturnType<NonNullable<ReturnType<typeof deviceRuntime>>['backend']['native']['devInfo']> | null {
+  const r = deviceRuntime();
+  return r === undefined ? null : r.backend.native.devInfo();
+}

@@ -1,0 +1,54 @@
+/**
+ * Which backend to run, from `initialize({ device })` and the `TTG_DEVICE` environment variable
+ * (`backend[:devices[:memory]]`, e.g. `emulated:2:8MiB`). Options given in code win field by
+ * field; the environment fills in what they leave out, so a program can be rerun on another
+ * backend without editing it.
+ */
+import type { DeviceOptions } from '../ttg/hooks.js';
+import { DeviceErrors } from './errors.js';
+
+/** The three backends of SPEC §5. */
+export type BackendName = 'host' | 'emulated' | 'cuda';
+
+const UNITS: Record<string, number> = {
+  '': 1, b: 1, k: 1024, kb: 1000, kib: 1024, m: 2 ** 20, mb: 1e6, mib: 2 ** 20, g: 2 ** 30, gb: 1e9, gib: 2 ** 30,
+};
+
+/** Parses `8MiB`, `512k`, `1e6`... into bytes. */
+export function parseBytes(text: string, what: string): number {
+  const m = /^\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = m === null ? undefined : UNITS[m[2]!.toLowerCase()];
+  if (m === null || unit === undefined) throw DeviceErrors.invalid(what, `is not a byte size like 8MiB or 1048576: '${text}'`);
+  return Math.floor(Number(m[1]) * unit);
+}
+
+/** Parses `TTG_DEVICE` (`backend:devices:memory`; later fields optional). */
+export function parseDeviceEnv(text: string | undefined): DeviceOptions {
+  if (text === undefined || text.trim() === '') return {};
+  const [backend, devices, memory] = text.trim().split(':');
+  const o: DeviceOptions = { backend };
+  if (devices !== undefined && devices !== '') o.devices = Number(devices);
+  if (memory !== undefined && memory !== '') o.memory = parseBytes(memory, 'TTG_DEVICE memory');
+  return o;
+}
+
+/** Validated device options: code options over the environment's. */
+export function resolveOptions(options: DeviceOptions | undefined, env: string | undefined): DeviceOptions & { explicit: boolean } {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw DeviceErrors.invalid('initialize({ device })', 'must be an object like { backend: "emulated", devices: 2, memory: 8 * 2 ** 20 }');
+  }
+  const fromEnv = parseDeviceEnv(env);
+  const o: DeviceOptions = { ...fromEnv, ...stripUndefined(options ?? {}) };
+  if (o.backend !== undefined && !['host', 'emulated', 'cuda'].includes(o.backend)) {
+    throw DeviceErrors.invalid('options.device.backend', `must be 'host', 'emulated' or 'cuda', got '${o.backend}'`);
+  }
+  for (const k of ['devices', 'streams', 'memory'] as const) {
+    const v = o[k];
+    if (v !== undefined && !(Number.isInteger(v) && v > 0)) throw DeviceErrors.invalid(`options.device.${k}`, `must be a positive integer, got ${String(v)}`);
+  }
+  return { ...o, explicit: Object.keys(o).length > 0 };
+}
+
+function stripUndefined(o: DeviceOptions): DeviceOptions {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as DeviceOptions;
+}

@@ -1,0 +1,27 @@
+/**
+ * Errors of the device layer, built in one place like the core's `Errors` so codes and wording
+ * stay consistent. Every message names the TT, key and rank when a task is involved.
+ */
+import { Errors, TtgError, type TtgErrorContext } from '../ttg/errors.js';
+
+/** Named factories for device-layer errors. */
+export const DeviceErrors = {
+  /** One task's pinned buffers cannot fit on the device at all: waiting would never help. */
+  pinnedSetTooLarge(device: number, need: number, capacity: number, ctx: TtgErrorContext): TtgError {
+    return new TtgError('E_DEVICE_MEMORY',
+      `the buffers one task pins on device ${device} need ${need} bytes, more than the device's ${capacity} bytes; ` +
+      'split the data into smaller buffers or give the device more memory', ctx);
+  },
+  /** The device allocator failed although our accounting said the memory was free. */
+  allocFailed(device: number, bytes: number, ctx: TtgErrorContext): TtgError {
+    return new TtgError('E_DEVICE_MEMORY', `allocating ${bytes} bytes on device ${device} failed although nothing is left to evict`, ctx);
+  },
+  /** A bad argument to a device API call. */
+  invalid(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
+    return Errors.invalidArgument(what, detail, ctx);
+  },
+  /** The device layer is not usable (no addon, or not initialized). */
+  unavailable(why: string): TtgError {
+    return Errors.invalidArgument('the device layer', `is unavailable: ${why}`);
+  },
+} as const;

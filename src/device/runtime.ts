@@ -1,0 +1,86 @@
+/**
+ * The device runtime of this process: the started backend, its streams and its memory manager.
+ * `initialize()` starts it through `hooks.initDevices`; `finalize()` stops it. Importing this
+ * module installs the hooks, so merely importing 'ttg' enables the device layer.
+ */
+import { hooks, type DeviceOptions } from '../ttg/hooks.js';
+import { loadNative, nativeLoadError } from '../ttg/native.js';
+import { scheduler } from '../ttg/scheduler.js';
+import { startBackend, type Backend } from './backend.js';
+import { setToHostImpl } from './buffer.js';
+import { resolveOptions, type BackendName } from './config.js';
+import { DeviceErrors } from './errors.js';
+import { MemoryManager } from './memory.js';
+import { toHostValues } from './migrate.js';
+import { resolveStep } from './steps.js';
+import { StreamManager } from './streams.js';
+
+/** A started device runtime. */
+export interface DeviceRuntime {
+  /** The backend in use. */
+  backend: Backend;
+  /** Its streams. */
+  streams: StreamManager;
+  /** Its memory manager. */
+  memory: MemoryManager;
+}
+
+let current: DeviceRuntime | undefined;
+let disabledWhy = 'ttg.initialize() has not been called';
+
+/** The running device runtime, or undefined (no addon, or before initialize). */
+export function deviceRuntime(): DeviceRuntime | undefined {
+  return current;
+}
+
+/** The running device runtime; throws a TtgError saying why there is none. */
+export function requireRuntime(): DeviceRuntime {
+  if (current === undefined) throw DeviceErrors.unavailable(disabledWhy);
+  return current;
+}
+
+/**
+ * Starts the backend chosen by `options` and `TTG_DEVICE`. Without the native addon the device
+ * layer stays off (host-only programs still run) unless a backend was asked for explicitly.
+ */
+export async function initDevices(options: DeviceOptions | undefined): Promise<void> {
+  if (current !== undefined) return;
+  const o = resolveOptions(options, process.env['TTG_DEVICE']);
+  const native = loadNative();
+  if (native === null) {
+    disabledWhy = `the native addon did not load (${nativeLoadError() ?? 'unknown'}); build it with \`npm run build:native\``;
+    if (o.explicit) throw DeviceErrors.unavailable(disabledWhy);
+    return;
+  }
+  let streams: StreamManager | undefined;
+  const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids) => streams!.onDone(ids));
+  streams = new StreamManager(backend);
+  current = { backend, streams, memory: new MemoryManager(backend, streams) };
+}
+
+/** Brings every buffer's data home, then stops threads/streams and frees device memory. */
+export async function finalizeDevices(): Promise<void> {
+  const r = current;
+  if (r === undefined) return;
+  await r.memory.drainAll();
+  r.memory.forgetAll();
+  current = undefined;
+  disabledWhy = 'the device layer was finalized';
+  r.backend.native.devStop();
+}
+
+/**
+ * @internal Switches backend in a running process (tests use it to try every backend in one
+ * mocha process, since `initialize` ignores options after the first call). Call it only when no
+ * device task is running.
+ */
+export async function reconfigureDevices(options: DeviceOptions | undefined): Promise<void> {
+  await finalizeDevices();
+  await initDevices(options ?? {});
+}
+
+hooks.initDevices = initDevices;
+hooks.finalizeDevices = finalizeDevices;
+hooks.toHost = (values) => (current === undefined || current.memory.offHost === 0 ? undefined : toHostValues(current.memory, values));
+scheduler.stepResolver = resolveStep;
+setToHostImpl((b) => current?.memory.toHost(b));

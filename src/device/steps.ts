@@ -1,0 +1,145 @@
+/**
+ * The device-task protocol: what a generator body yields and what the runtime does with it.
+ *
+ *   const { stream } = yield ttg.device.input(a, b);   // pick device + stream, make a, b resident
+ *   ttg.device.kernels.dgemm(stream, ...);              // enqueue (no wait)
+ *   yield ttg.device.kernel(b);                          // wait for the stream; copy b back
+ *
+ * The scheduler passes every yielded non-promise to {@link resolveStep}. The returned thenable
+ * resumes the generator with the task's stream as "current", so `current_stream()` works.
+ */
+import type { Task } from '../ttg/task.js';
+import { rt } from '../ttg/runtime.js';
+import { Buffer, type AnyBuffer } from './buffer.js';
+import { DeviceErrors } from './errors.js';
+import { requireRuntime, type DeviceRuntime } from './runtime.js';
+import type { Stream } from './streams.js';
+
+/** What `yield ttg.device.input(...)` resumes with. */
+export interface InputResult {
+  /** The stream to enqueue kernels on. */
+  stream: Stream;
+  /** The device it belongs to. */
+  device: number;
+}
+
+/** A yielded device step (internal; made by `input`/`kernel`). */
+export class DeviceStep {
+  /** @internal */
+  constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[]) {}
+}
+
+/** Device state of one running task. */
+interface TaskState {
+  stream: Stream;
+  pinned: Set<AnyBuffer>;
+  /** Between an input() and the kernel() wait that ends it: pins held, stream load counted. */
+  active: boolean;
+}
+
+const states = new WeakMap<Task, TaskState>();
+let currentState: TaskState | undefined;
+
+/** The stream of the device task whose body is running, if any. */
+export function currentStream(): Stream | undefined {
+  return currentState?.stream;
+}
+
+/** Flattens `input(a, [b, c])` into buffers, rejecting anything else with a clear message. */
+export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffer[] {
+  const out: AnyBuffer[] = [];
+  const add = (v: unknown): void => {
+    if (v instanceof Buffer) out.push(v);
+    else if (Array.isArray(v)) v.forEach(add);
+    else throw DeviceErrors.invalid(what, `takes ttg.Buffer objects (or arrays of them), got ${v === null ? 'null' : typeof v}`);
+  };
+  args.forEach(add);
+  return out;
+}
+
+/** Resumes the generator inside its task's device context. */
+class InContext implements PromiseLike<unknown> {
+  constructor(private readonly p: Promise<unknown>, private readonly st: TaskState | undefined) {}
+
+  then<A = unknown, B = never>(
+    onF?: ((value: unknown) => A | PromiseLike<A>) | null,
+    onR?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    const st = this.st;
+    const wrap = <X, Y>(f: ((x: X) => Y) | null | undefined) => (f == null ? undefined : (x: X): Y => {
+      const prev = currentState;
+      currentState = st;
+      try {
+        return f(x);
+      } finally {
+        currentState = prev;
+      }
+    });
+    return this.p.then(wrap(onF), wrap(onR));
+  }
+}
+
+/** The scheduler's step resolver: undefined for values that are not device steps. */
+export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
+  if (!(step instanceof DeviceStep)) return undefined;
+  let p: Promise<unknown>;
+  try {
+    const r = requireRuntime();
+    p = step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
+  } catch (e) {
+    p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
+  }
+  return new InContext(p, states.get(task));
+}
+
+function chooseDevice(r: DeviceRuntime, task: Task): number {
+  const n = r.backend.devices;
+  const hint = task.tt.devicehint(task.key);
+  if (typeof hint === 'number' && Number.isInteger(hint)) return ((hint % n) + n) % n;
+  let best = 0;
+  let bestLoad = r.streams.deviceLoad(0);
+  for (let d = 1; d < n; d++) {
+    const l = r.streams.deviceLoad(d);
+    if (l < bestLoad) { best = d; bestLoad = l; }
+  }
+  return best;
+}
+
+function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> {
+  let st = states.get(task);
+  if (st === undefined) {
+    st = { stream: r.streams.pick(chooseDevice(r, task)), pinned: new Set(), active: false };
+    states.set(task, st);
+  }
+  if (!st.active) {
+    st.active = true;
+    st.stream.load++;
+  }
+  const stream = st.stream;
+  const result: InputResult = { stream, device: stream.device };
+  if (r.backend.inPlace) return Promise.resolve(result);
+  return r.memory.acquire(bufs, stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
+}
+
+function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> {
+  const st = states.get(task);
+  if (st === undefined || !st.active) {
+    // No input() before: nothing is enqueued for this task; just make the listed buffers current.
+    const ps = bufs.map((b) => r.memory.toHost(b)).filter((p) => p !== undefined);
+    return Promise.all(ps).then(() => undefined);
+  }
+  const s = st.stream;
+  const back = bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
+  const done = r.streams.marker(s).then(() => {
+    for (const b of back) r.memory.setHostValid(b);
+    if (!r.backend.inPlace) r.memory.release(st.pinned, s.device);
+    st.pinned.clear();
+    st.active = false;
+    s.load--;
+  });
+  for (const b of back) {
+    b.toHostPending = done;
+    void done.then(() => { if (b.toHostPending === done) b.toHostPending = undefined; });
+  }
+  return done;
+}

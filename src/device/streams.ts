@@ -1,0 +1,114 @@
+/**
+ * Stream manager: the streams of every device, the ids that native completions report, and the
+ * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
+ * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
+ */
+import type { Backend } from './backend.js';
+
+/** Op kinds of native/src/device_op.h (part of the JS <-> native contract). */
+export const enum OpKind {
+  Marker = 0,
+  Copy = 1,
+  Dgemm = 2,
+  Dsyrk = 3,
+  Dtrsm = 4,
+  Dpotrf = 5,
+  Daxpy = 6,
+  Dscal = 7,
+  Stamp = 8,
+}
+
+/** One in-order queue of work on one device; what `ttg.device.input` hands to a task. */
+export class Stream {
+  /** @internal device tasks currently placed on this stream. */
+  load = 0;
+  /** @internal kernels enqueued on this stream. */
+  kernels = 0;
+
+  /** @internal */
+  constructor(
+    /** Global stream index (native). */
+    readonly id: number,
+    /** Device this stream belongs to. */
+    readonly device: number,
+    /** Index of the stream within its device. */
+    readonly index: number,
+  ) {}
+}
+
+type Operand = number | ArrayBufferView | null;
+
+/** Streams of all devices plus the notify-id bookkeeping. */
+export class StreamManager {
+  /** All streams, by global id. */
+  readonly all: Stream[] = [];
+  /** Streams of each device. */
+  readonly byDevice: Stream[][] = [];
+  private readonly waiting = new Map<number, () => void>();
+  private nextId = 1;
+
+  constructor(private readonly backend: Backend) {
+    for (let d = 0; d < backend.devices; d++) {
+      const list: Stream[] = [];
+      for (let s = 0; s < backend.streamsPerDevice; s++) {
+        const st = new Stream(this.all.length, d, s);
+        this.all.push(st);
+        list.push(st);
+      }
+      this.byDevice.push(list);
+    }
+  }
+
+  /** Native completion batch: resolves the promises of the reported ids. */
+  readonly onDone = (ids: Float64Array): void => {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const f = this.waiting.get(id);
+      if (f !== undefined) {
+        this.waiting.delete(id);
+        f();
+      }
+    }
+  };
+
+  /** Least-loaded stream of `device` (first among equals, so a lone task always gets stream 0). */
+  pick(device: number): Stream {
+    const list = this.byDevice[device]!;
+    let best = list[0]!;
+    for (let i = 1; i < list.length; i++) if (list[i]!.load < best.load) best = list[i]!;
+    return best;
+  }
+
+  /** Total load of a device (for placing tasks without a device hint). */
+  deviceLoad(device: number): number {
+    let n = 0;
+    for (const s of this.byDevice[device]!) n += s.load;
+    return n;
+  }
+
+  /** Enqueues an op; with `notify` true returns a promise settled once it (and all before it) ran. */
+  op(s: Stream, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
+    p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number): void {
+    this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
+  }
+
+  /** Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host). */
+  copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean): Promise<void> | undefined {
+    const id = notify ? this.nextId++ : 0;
+    const p = notify ? this.promiseFor(id) : undefined;
+    this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, id);
+    return p;
+  }
+
+  /** Resolves when everything enqueued on `s` so far has run. */
+  marker(s: Stream): Promise<void> {
+    const id = this.nextId++;
+    const p = this.promiseFor(id);
+    this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
+    return p;
+  }
+
+  private promiseFor(id: number): Promise<void> {
+    return new Promise<void>((resolve) => this.waiting.set(id, resolve));
+  }
+}
