@@ -8,11 +8,16 @@
 //     the core to any runnable thread (this rank's JS thread shares its core under mpirun);
 //   - otherwise back off: sleep 1, 2, 4 ... up to TTG_COMM_IDLE_US (default 50) microseconds, and
 //     after 2 ms more of that up to TTG_COMM_DEEP_IDLE_US (default 500).
+//   - while kernels run on the pool (cores busy computing) never spin: poll when a kernel ends
+//     (the pool pokes this thread) or after TTG_COMM_COMPUTE_IDLE_US (default 2000), since a
+//     timer wake-up in the middle of a kernel costs that kernel far more than the poll itself.
 // Sleeps are condvar waits that a JS enqueue cuts short, so sends always start at once; only the
 // detection of *incoming* messages pays the back-off. An outstanding collective alone (a fence
 // wave waiting for a rank that computes) does not keep the thread spinning.
 // Measured on a 2-vCPU VM: a flat 50 us cap costs ~33% of a core per idle rank, 500 us ~3%.
 #include "comm_thread.h"
+
+#include "cpu_pressure.h"
 
 #include <algorithm>
 #include <chrono>
@@ -61,6 +66,7 @@ void CommThread::start(bool use_mpi, Wake wake) {
   wake_ = std::move(wake);
   max_idle_us_ = us_from_env("TTG_COMM_IDLE_US", 50);
   deep_idle_us_ = std::max(max_idle_us_, us_from_env("TTG_COMM_DEEP_IDLE_US", 500));
+  compute_idle_us_ = std::max(max_idle_us_, us_from_env("TTG_COMM_COMPUTE_IDLE_US", 2000));
   // "0" turns spinning off (us_from_env only accepts positive values).
   const char* spin0 = std::getenv("TTG_COMM_SPIN_US");
   spin_us_ = spin0 != nullptr && std::strtol(spin0, nullptr, 10) == 0 ? 0 : us_from_env("TTG_COMM_SPIN_US", 1000);
@@ -100,8 +106,14 @@ void CommThread::start(bool use_mpi, Wake wake) {
   }
 }
 
+namespace {
+std::atomic<CommThread*> g_running{nullptr};  // the one comm thread of this process, while it runs
+}
+
 void CommThread::run(bool use_mpi) {
   using Clock = std::chrono::steady_clock;
+  g_running.store(this, std::memory_order_release);
+  g_after_kernel.store(&CommThread::poke_running, std::memory_order_relaxed);
   unsigned sleep_us = 0;
   auto last_active = Clock::now();
   const auto spin = std::chrono::microseconds(spin_us_);
@@ -158,7 +170,8 @@ void CommThread::run(bool use_mpi) {
       continue;
     }
     const auto idle = Clock::now() - last_active;
-    const auto window = transport_->busy() ? spin_busy : spin;
+    const bool computing = g_kernels_running.load(std::memory_order_relaxed) > 0;
+    const auto window = computing ? std::chrono::microseconds(0) : transport_->busy() ? spin_busy : spin;
     if (idle < window) {
       spinning_.store(true, std::memory_order_relaxed);
       std::this_thread::yield();
@@ -166,8 +179,11 @@ void CommThread::run(bool use_mpi) {
     }
     spinning_.store(false, std::memory_order_relaxed);
     const bool deep = idle - window > kDeepIdleAfter;
-    idle_wait(sleep_us, deep ? deep_idle_us_ : max_idle_us_);
+    if (computing) sleep_us = compute_idle_us_;  // no short sleeps: wake on a poke or the cap
+    idle_wait(sleep_us, computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_);
   }
+  g_after_kernel.store(nullptr, std::memory_order_relaxed);
+  g_running.store(nullptr, std::memory_order_release);
   Batch last;
   try {
     transport_->shutdown(last);
@@ -181,9 +197,17 @@ void CommThread::run(bool use_mpi) {
   outbox_.append(std::move(last));
 }
 
+void CommThread::poke_running() {
+  CommThread* c = g_running.load(std::memory_order_acquire);
+  if (c == nullptr || c->poked_.exchange(true, std::memory_order_relaxed)) return;
+  c->in_cv_.notify_one();
+}
+
 void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us) {
   std::unique_lock<std::mutex> lk(in_mu_);
-  auto has_work = [this] { return stop_ || abort_ || !sends_.empty() || !recvs_.empty() || !colls_.empty(); };
+  auto has_work = [this] {
+    return poked_.exchange(false, std::memory_order_relaxed) || stop_ || abort_ || !sends_.empty() || !recvs_.empty() || !colls_.empty();
+  };
   if (!transport_->needs_polling()) {
     in_cv_.wait(lk, has_work);
     return;

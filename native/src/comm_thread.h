@@ -43,6 +43,7 @@ class CommThread {
   void run(bool use_mpi);
   void publish(Batch&& b);
   void idle_wait(unsigned& sleep_us, unsigned cap_us);
+  static void poke_running();
   template <typename Cmd>
   void push(std::vector<Cmd>& q, Cmd&& cmd);
 
@@ -53,6 +54,7 @@ class CommThread {
   bool uses_mpi_ = false;
   unsigned max_idle_us_ = 50;
   unsigned deep_idle_us_ = 500;
+  unsigned compute_idle_us_ = 2000;
   unsigned spin_us_ = 1000;
   unsigned spin_busy_us_ = 20000;
   bool yield_on_send_ = true;
@@ -63,6 +65,7 @@ class CommThread {
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
+  std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
   bool stop_ = false;
   bool abort_ = false;

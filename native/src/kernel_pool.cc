@@ -1,5 +1,7 @@
 #include "kernel_pool.h"
 
+#include "cpu_pressure.h"
+
 #include <cstdlib>
 
 #include "host_kernels.h"
@@ -55,7 +57,12 @@ void KernelPool::run(Stream& s) {
       s.q.pop_front();
       if (op.kind != TTG_OP_MARKER) s.work.fetch_sub(1);
     }
-    run_host_op(op);
+    if (op.kind != TTG_OP_MARKER) {
+      g_kernels_running.fetch_add(1, std::memory_order_relaxed);
+      run_host_op(op);
+      g_kernels_running.fetch_sub(1, std::memory_order_relaxed);
+      if (auto poke = g_after_kernel.load(std::memory_order_relaxed)) poke();
+    }
     if (op.notify != 0) push_done(op.notify);
     if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) wake();
   }
