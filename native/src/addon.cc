@@ -16,6 +16,7 @@
 
 #include "build_info.h"
 #include "comm_thread.h"
+#include "busy.h"
 #include "device_addon.h"
 #include "js_views.h"
 #include "launch_env.h"
@@ -72,6 +73,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("keepAlive", &NativeAddon::KeepAlive),
                          });
     define_device_exports(env, exports);
+    define_busy_exports(env, exports);
   }
 
   void Deliver(Napi::Env env, Napi::Function fn) {

@@ -3,6 +3,7 @@
  * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
  */
+import { streamTid, tracer, type Tracer } from '../ttg/trace.js';
 import type { Backend } from './backend.js';
 
 /** Op kinds of native/src/device_op.h (part of the JS <-> native contract). */
@@ -89,14 +90,36 @@ export class StreamManager {
   /** Enqueues an op; with `notify` true returns a promise settled once it (and all before it) ran. */
   op(s: Stream, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
     p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number): void {
+    const tr = tracer;
+    const stamps = tr === undefined || kind === OpKind.Stamp ? undefined : this.traceBefore(tr, s, OP_NAMES[kind] ?? `op ${kind}`, { m, n, k });
     this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
+    if (stamps !== undefined) this.stampAt(s, stamps, 1);
+  }
+
+  /** Tracing: stamps the start of the next op on `s`; its end is stamped by {@link stampAt} index 1. */
+  private traceBefore(tr: Tracer, s: Stream, name: string, args: Record<string, unknown>): Float64Array {
+    tr.thread(streamTid(s.id), `device ${s.device} stream ${s.index}`);
+    const stamps = new Float64Array(2);
+    this.stampAt(s, stamps, 0);
+    tr.later(() => tr.deviceOp(name, streamTid(s.id), stamps[0]!, stamps[1]!, args));
+    return stamps;
+  }
+
+  private stampAt(s: Stream, stamps: Float64Array, i: number): void {
+    this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, 0);
   }
 
   /** Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host). */
   copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean): Promise<void> | undefined {
     const id = notify ? this.nextId++ : 0;
     const p = notify ? this.promiseFor(id) : undefined;
-    this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, id);
+    const tr = tracer;
+    const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
+    this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
+    if (stamps !== undefined) {
+      // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
+      this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);
+    }
     return p;
   }
 
@@ -112,3 +135,8 @@ export class StreamManager {
     return new Promise<void>((resolve) => this.waiting.set(id, resolve));
   }
 }
+
+const OP_NAMES: Record<number, string> = {
+  [OpKind.Copy]: 'copy', [OpKind.Dgemm]: 'dgemm', [OpKind.Dsyrk]: 'dsyrk', [OpKind.Dtrsm]: 'dtrsm',
+  [OpKind.Dpotrf]: 'dpotrf', [OpKind.Daxpy]: 'daxpy', [OpKind.Dscal]: 'dscal',
+};

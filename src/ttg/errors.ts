@@ -88,7 +88,7 @@ export function describeKey(key: unknown): string {
 function where(ctx: TtgErrorContext): string {
   const parts: string[] = [];
   if (ctx.tt !== undefined) parts.push(`TT '${ctx.tt}'`);
-  if (ctx.terminal !== undefined) parts.push(`terminal ${ctx.terminal}`);
+  if (ctx.terminal !== undefined) parts.push(`terminal ${String(ctx.terminal)}`);
   if ('key' in ctx) parts.push(`key ${describeKey(ctx.key)}`);
   if (ctx.rank !== undefined) parts.push(`rank ${ctx.rank}`);
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
@@ -162,6 +162,15 @@ export const Errors = {
   },
   transport(detail: string, rank: number, cause?: unknown): TtgError {
     return new TtgError('E_TRANSPORT', detail, { rank, cause });
+  },
+  hang(seconds: number, summary: string, rank: number): TtgError {
+    return new TtgError('E_HANG', `fence() saw no progress for ${seconds} s while work remains (TTG_HANG_TIMEOUT): ${summary}`, { rank });
+  },
+  corrupt(edge: string | undefined, tt: string | undefined, terminal: number | undefined, key: unknown, src: number, rank: number): TtgError {
+    const on = edge === undefined ? 'a message' : `a value on edge '${edge}'`;
+    return new TtgError('E_CORRUPT', `${on} from rank ${src} failed its TTG_CHECKSUM check (payload corrupted in transit)`, {
+      tt, terminal, key, rank,
+    });
   },
   incomplete(count: number, summary: string, rank: number): TtgError {
     return new TtgError('E_INCOMPLETE', `${count} task(s) still miss inputs at fence: ${summary}`, { rank });

@@ -3,7 +3,7 @@
  */
 import { Errors } from './errors.js';
 import { rt } from './runtime.js';
-import type { TTImpl } from './tt.js';
+import { TT, type TTImpl } from './tt.js';
 
 /** Every TT connected to the given ones, in discovery order. */
 function reachable(roots: readonly TTImpl[]): TTImpl[] {
@@ -26,6 +26,9 @@ function reachable(roots: readonly TTImpl[]): TTImpl[] {
 export function make_graph_executable(...tts: TTImpl[]): void {
   if (!rt.initialized) throw Errors.notInitialized('make_graph_executable()');
   if (tts.length === 0) throw Errors.invalidArgument('make_graph_executable()', 'needs at least one TT');
+  tts.forEach((tt, i) => {
+    if (!((tt as unknown) instanceof TT)) throw Errors.invalidArgument('make_graph_executable(...tts)', `takes TTs made by make_tt; argument ${i} is not one`);
+  });
   const all = reachable(tts);
   for (const tt of all) {
     const ins = new Set<unknown>();

@@ -179,11 +179,13 @@ export interface NativeAddon {
   devPeak(n: number, iters: number, threads: number): number;
   /** Baseline: seconds of LAPACKE_dpotrf('L') of the n x n column-major `a`, in place, on `threads` OpenBLAS threads. */
   lapackDpotrf(a: Float64Array, n: number, threads: number): number;
+  /** Spins the calling thread for `ns` nanoseconds (a compute-bound kernel for bench:taskbench). */
+  busy(ns: number): void;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'keepAlive', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf', 'busy',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -45,3 +45,8 @@ export function flushParked(id: number): void {
   parked.delete(id);
   for (const fn of list) fn();
 }
+
+/** Messages waiting for a TT that is not executable here yet, per TT id (for hang reports). */
+export function parkedMessages(): Array<[id: number, count: number]> {
+  return [...parked].map(([id, list]) => [id, list.length]);
+}

@@ -8,7 +8,8 @@ import { Errors, TtgError } from './errors.js';
 import { hooks } from './hooks.js';
 import { ReadyQueue } from './ready-queue.js';
 import { rt } from './runtime.js';
-import type { Task } from './task.js';
+import { Task } from './task.js';
+import type { Tracer } from './trace.js';
 
 /**
  * Turns a yielded non-promise value (a device step) into a promise, or returns undefined when the
@@ -39,6 +40,14 @@ export class Scheduler {
   stepResolver: StepResolver | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
   sliceMs = 5;
+  /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
+  tracer: Tracer | undefined = undefined;
+  /** Resumptions of suspended bodies (progress the hang watchdog can see). */
+  resumed = 0;
+  /** Head of the list of suspended tasks (a sentinel; see Task.nextSuspended). */
+  private readonly suspendedHead = new Task(undefined as never, undefined, []);
+  /** Start times of traced tasks that suspended, for their async spans. */
+  private readonly spanStart = new Map<Task, number>();
 
   private readonly drainFn = () => this.drain();
 
@@ -123,6 +132,18 @@ export class Scheduler {
   }
 
   private runBody(t: Task): void {
+    const tr = this.tracer;
+    if (tr === undefined) {
+      this.callBody(t);
+      return;
+    }
+    const t0 = tr.now();
+    this.callBody(t);
+    tr.slice(t.tt.name, t.key, t0);
+    if (t.nextSuspended !== undefined) this.spanStart.set(t, t0);
+  }
+
+  private callBody(t: Task): void {
     const tt = t.tt;
     const body = tt.body as AnyBody;
     let r: unknown;
@@ -151,7 +172,75 @@ export class Scheduler {
   }
 
   private settleWith(t: Task, p: PromiseLike<unknown>): void {
+    this.suspend(t);
     p.then(() => this.finish(t), (e: unknown) => this.fail(t, e));
+  }
+
+  /** Lists `t` among the suspended tasks (once). */
+  private suspend(t: Task): void {
+    if (t.nextSuspended !== undefined) return;
+    const h = this.suspendedHead;
+    const first = h.nextSuspended ?? h;
+    t.prevSuspended = h;
+    t.nextSuspended = first;
+    h.nextSuspended = t;
+    first.prevSuspended = t;
+  }
+
+  private unsuspend(t: Task): void {
+    const p = t.prevSuspended!;
+    const n = t.nextSuspended!;
+    p.nextSuspended = n === this.suspendedHead && p === this.suspendedHead ? undefined : n;
+    n.prevSuspended = p;
+    t.prevSuspended = t.nextSuspended = undefined;
+    if (this.tracer !== undefined) {
+      const t0 = this.spanStart.get(t);
+      if (t0 !== undefined) {
+        this.spanStart.delete(t);
+        this.tracer.span(t.tt.name, t.key, t0, false);
+      }
+    }
+  }
+
+  /** Tasks whose bodies await a promise or a device step. */
+  suspendedTasks(): Task[] {
+    const out: Task[] = [];
+    const h = this.suspendedHead;
+    for (let t = h.nextSuspended; t !== undefined && t !== h; t = t.nextSuspended) out.push(t);
+    return out;
+  }
+
+  /** Tasks queued or started but not finished. */
+  get pending(): number {
+    return this.outstanding;
+  }
+
+  /**
+   * Gives up the suspended tasks (after a hang report): they no longer count as outstanding, and
+   * whatever they do when (if ever) their promises settle is ignored, so the next graph can run.
+   */
+  abandonSuspended(): void {
+    for (const t of this.suspendedTasks()) {
+      this.unsuspend(t);
+      t.abandoned = true;
+      this.outstanding--;
+      t.tt.taskDone(t);
+    }
+    this.checkIdle();
+  }
+
+  /** Resumes a suspended body (traced as one more slice of its task). */
+  private resume(t: Task, f: () => void): void {
+    if (t.abandoned) return;
+    this.resumed++;
+    const tr = this.tracer;
+    if (tr === undefined) {
+      f();
+      return;
+    }
+    const t0 = tr.now();
+    f();
+    tr.slice(t.tt.name, t.key, t0);
   }
 
   /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */
@@ -174,7 +263,8 @@ export class Scheduler {
         isThrow = false;
         continue;
       }
-      p.then((x) => this.stepSync(t, it, x, false), (e: unknown) => this.stepSync(t, it, e, true));
+      this.suspend(t);
+      p.then((x) => this.resume(t, () => this.stepSync(t, it, x, false)), (e: unknown) => this.resume(t, () => this.stepSync(t, it, e, true)));
       return;
     }
   }
@@ -188,14 +278,15 @@ export class Scheduler {
       this.fail(t, e);
       return;
     }
+    this.suspend(t);
     p.then((r) => {
       if (r.done === true) {
         this.finish(t);
         return;
       }
       const w = this.awaitable(r.value, t);
-      if (w === undefined) this.stepAsync(t, it, r.value, false);
-      else w.then((x) => this.stepAsync(t, it, x, false), (e: unknown) => this.stepAsync(t, it, e, true));
+      if (w === undefined) this.resume(t, () => this.stepAsync(t, it, r.value, false));
+      else w.then((x) => this.resume(t, () => this.stepAsync(t, it, x, false)), (e: unknown) => this.resume(t, () => this.stepAsync(t, it, e, true)));
     }, (e: unknown) => this.fail(t, e));
   }
 
@@ -205,6 +296,8 @@ export class Scheduler {
   }
 
   private finish(t: Task): void {
+    if (t.nextSuspended !== undefined) this.unsuspend(t);
+    else if (t.abandoned) return;
     this.outstanding--;
     this.completed++;
     t.tt.taskDone(t);
@@ -212,6 +305,8 @@ export class Scheduler {
   }
 
   private fail(t: Task, e: unknown): void {
+    if (t.nextSuspended !== undefined) this.unsuspend(t);
+    else if (t.abandoned) return;
     this.outstanding--;
     t.tt.taskDone(t);
     this.recordError(e instanceof TtgError ? e : Errors.taskFailed(t.tt.name, t.key, rt.rank, e));

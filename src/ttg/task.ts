@@ -25,6 +25,14 @@ export class Task {
   streams: number[] | undefined = undefined;
   /** Index of the next constraint of the TT this task has to pass. */
   gate = 0;
+  /**
+   * Links of the scheduler's list of suspended tasks (bodies awaiting a promise or a device step),
+   * for hang reports; undefined while not suspended.
+   */
+  prevSuspended: Task | undefined = undefined;
+  nextSuspended: Task | undefined = undefined;
+  /** Given up by a fence that reported a hang: its late completion is ignored. */
+  abandoned = false;
 
   constructor(
     /** The template task this is an instance of. */

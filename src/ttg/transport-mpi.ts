@@ -6,16 +6,41 @@
  * working and nothing is in flight, cycles and data-dependent sends included.
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
+import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
 import type { NativeAddon, NativeEvent } from './native.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
 import { scheduler } from './scheduler.js';
+import { traceFileFromEnv, tracer } from './trace.js';
 import type { Transport } from './transport.js';
 import { Wire, type Target, type WireMessage } from './wire.js';
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
+/** How long rank 0 waits at finalize for the other ranks' trace events. */
+const TRACE_GATHER_MS = 30_000;
+
+/**
+ * With TTG_CHECKSUM or TTG_TRACE every header ends with a trailer: xxhash32 of the header (u32),
+ * xxhash32 of the payload parts (u32), trace flow id (f64), flags (u8). Both settings must be the
+ * same on every rank (mpirun passes the environment to all of them).
+ */
+const TRAILER = 17;
+const enum Trail {
+  Checksum = 1,
+  Trace = 2,
+  /** The message counts for termination detection. */
+  Counted = 4,
+}
+
+/** What a received trailer said. */
+interface Tail {
+  hdr: number;
+  parts: number;
+  flow: number;
+  flags: number;
+}
 
 /**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are
@@ -36,22 +61,34 @@ export class MpiTransport implements Transport {
   /** Messages received and fully handled. */
   private received = 0;
   /** Headers whose payload is still being received, by native message id. */
-  private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage> }>();
+  private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage>; tail: Tail | undefined }>();
   private failureNotice: (() => void) | undefined;
   private finalized = false;
+  /** Trail.Checksum | Trail.Trace, or 0 when headers carry no trailer. */
+  private readonly trail: number;
+  /** Fence number each other rank last voted stalled (-1: moving). */
+  private readonly votes = new Map<number, number>();
+  /** Set when a fence gave up on a hang: the world cannot fence again. */
+  private broken: TtgError | undefined;
+  private readonly traceChunks = new Map<number, string>();
+  private traceArrived: (() => void) | undefined;
+  onVote: (() => void) | undefined = undefined;
+  hangNotice: TtgError | undefined = undefined;
 
   constructor(private readonly native: NativeAddon) {
+    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
     const w = native.start((events) => this.onArrivals(events));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
     scheduler.onFirstError = (err) => this.announceFailure(err);
     // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
+    // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
     process.on('exit', (code) => {
-      if (code === 0 || this.finalized) return;
+      if (this.finalized || (code === 0 && this.broken === undefined)) return;
       // give mpirun a moment to forward what this rank printed about its error
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
-      native.abort(code);
+      native.abort(code === 0 ? 1 : code);
     });
   }
 
@@ -86,7 +123,53 @@ export class MpiTransport implements Transport {
     } catch {
       bytes = encode([...head, describeKey(err.key)]).bytes; // a key that cannot travel goes as text
     }
-    for (let r = 0; r < this.size; r++) if (r !== this.rank) this.native.send(r, bytes, []);
+    for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
+  }
+
+  vote(fence: number, stalled: boolean): void {
+    if (this.finalized) return;
+    const { bytes } = encode([Wire.Stall, fence, stalled ? 1 : 0, this.rank]);
+    for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
+  }
+
+  othersStalled(fence: number): boolean {
+    for (let r = 0; r < this.size; r++) if (r !== this.rank && this.votes.get(r) !== fence) return false;
+    return true;
+  }
+
+  progress(): number {
+    return this.sent + this.received;
+  }
+
+  abandon(err: TtgError): void {
+    this.broken ??= err;
+    this.native.keepAlive(false);
+  }
+
+  async gatherTrace(chunk: string): Promise<string[] | undefined> {
+    if (this.broken !== undefined) return this.rank === 0 ? [chunk] : undefined;
+    if (this.rank !== 0) {
+      const { bytes, parts, plain } = encode([Wire.Trace, this.rank, new TextEncoder().encode(chunk)]);
+      this.post(0, bytes, parts, plain);
+      return undefined;
+    }
+    this.native.keepAlive(true);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        console.warn(`ttg: rank 0: trace events of ${this.size - 1 - this.traceChunks.size} rank(s) did not arrive; writing the others`);
+        resolve();
+      }, TRACE_GATHER_MS);
+      this.traceArrived = () => {
+        if (this.traceChunks.size < this.size - 1) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      this.traceArrived();
+    });
+    this.traceArrived = undefined;
+    const out = [chunk];
+    for (let r = 1; r < this.size; r++) out.push(this.traceChunks.get(r) ?? '');
+    return out;
   }
 
   hold(): void {
@@ -94,14 +177,17 @@ export class MpiTransport implements Transport {
   }
 
   async quiesce(settleLocal: () => Promise<void>): Promise<void> {
+    if (this.broken !== undefined) throw this.broken;
     this.hold();
     try {
       let prevSent = -1;
       let prevRecv = -1;
       for (;;) {
         await settleLocal();
+        if (this.broken !== undefined) return; // the fence already rejected (hang)
         const failed = scheduler.error === undefined ? 0 : 1;
         const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed));
+        if (this.broken !== undefined) return;
         if (s === r && s === prevSent && r === prevRecv) {
           if (f! > 0 && scheduler.error === undefined) await this.awaitFailureNotice();
           return;
@@ -116,6 +202,12 @@ export class MpiTransport implements Transport {
 
   async finalize(): Promise<void> {
     if (this.finalized) return;
+    if (this.broken !== undefined) {
+      // A collective of the abandoned fence may be pending: no barrier, no MPI_Finalize; the exit
+      // hook aborts the job (non-zero) when the process ends.
+      this.native.keepAlive(false);
+      return;
+    }
     this.native.keepAlive(true); // the barrier below must keep this process alive
     await this.native.barrier();
     this.finalized = true;
@@ -136,15 +228,43 @@ export class MpiTransport implements Transport {
     } catch (e) {
       throw serializeError(msg, this.rank, e);
     }
+    if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
     this.native.send(dest, bytes, parts, plain);
     this.sent++;
   }
 
+  /** Sends a message that termination detection does not count (failure, vote, trace). */
+  private post(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean): void {
+    if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, false);
+    this.native.send(dest, bytes, parts, plain);
+  }
+
+  private withTrailer(dest: number, bytes: Uint8Array, parts: readonly ArrayBufferView[], counted: boolean): Uint8Array {
+    const out = new Uint8Array(bytes.length + TRAILER);
+    out.set(bytes);
+    const dv = new DataView(out.buffer, bytes.length, TRAILER);
+    if ((this.trail & Trail.Checksum) !== 0) {
+      dv.setUint32(0, hashBytes(bytes));
+      dv.setUint32(4, hashParts(parts));
+    }
+    const tr = tracer;
+    if (counted && tr !== undefined) {
+      let n = bytes.length;
+      for (const p of parts) n += p.byteLength;
+      dv.setFloat64(8, tr.sendFlow(dest, n));
+    }
+    dv.setUint8(16, this.trail | (counted ? Trail.Counted : 0));
+    return out;
+  }
+
   private onArrivals(events: NativeEvent[]): void {
     for (const ev of events) {
       try {
-        if (ev.kind === 'msg') this.onHeader(ev.src, ev.header, ev.sizes, ev.id, ev.buffers);
+        if (ev.kind === 'msg') {
+          if (this.trail === 0) this.onHeader(ev.src, ev.header, ev.sizes, ev.id, ev.buffers, undefined);
+          else this.onTrailed(ev.src, ev.header, ev.sizes, ev.id, ev.buffers);
+        }
         else if (ev.kind === 'recvd') this.onPayload(ev.id);
         else scheduler.recordError(Errors.transport(`comm thread: ${ev.message}`, this.rank));
       } catch (e) {
@@ -153,7 +273,24 @@ export class MpiTransport implements Transport {
     }
   }
 
-  private onHeader(src: number, header: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined): void {
+  /** Splits and checks the trailer, then handles the header. */
+  private onTrailed(src: number, raw: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined): void {
+    const n = raw.length - TRAILER;
+    const dv = n >= 0 ? new DataView(raw.buffer, raw.byteOffset + n, TRAILER) : undefined;
+    const flags = dv === undefined ? -1 : dv.getUint8(16);
+    if (dv === undefined || (flags & ~Trail.Counted) !== this.trail) {
+      throw Errors.transport(`a message from rank ${src} does not carry the trailer this rank expects: set TTG_CHECKSUM and TTG_TRACE the same on every rank`, this.rank);
+    }
+    const tail: Tail = { hdr: dv.getUint32(0), parts: dv.getUint32(4), flow: dv.getFloat64(8), flags };
+    const header = raw.subarray(0, n);
+    if ((this.trail & Trail.Checksum) !== 0 && hashBytes(header) !== tail.hdr) {
+      if ((flags & Trail.Counted) !== 0) this.received++;
+      throw Errors.corrupt(undefined, undefined, undefined, undefined, src, this.rank);
+    }
+    this.onHeader(src, header, sizes, id, buffers, tail);
+  }
+
+  private onHeader(src: number, header: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined, tail: Tail | undefined): void {
     let decoded: DecodedMessage<WireMessage>;
     try {
       decoded = decode<WireMessage>(header, buffers);
@@ -161,18 +298,25 @@ export class MpiTransport implements Transport {
       this.received++;
       throw Errors.serialize(`a message from rank ${src}`, undefined, undefined, undefined, this.rank, e);
     }
-    if (decoded.msg[0] === Wire.Failure) {
+    const kind = decoded.msg[0];
+    if (kind === Wire.Failure) {
       this.onFailure(decoded.msg);
       return;
     }
+    if (kind === Wire.Stall) {
+      const [, fence, stalled, rank] = decoded.msg as [Wire.Stall, number, number, number];
+      this.votes.set(rank, stalled === 1 ? fence : -1);
+      this.onVote?.();
+      return;
+    }
     if (sizes.length === 0 && decoded.parts.length === 0) {
-      this.handle(decoded.msg);
+      this.deliver(src, decoded, tail);
       return;
     }
     if (buffers !== undefined) {
       // plain typed arrays, already received by the comm thread: the arrays are views of them
       payloadProbe.onRecv?.(decoded.parts);
-      this.handle(decoded.msg);
+      this.deliver(src, decoded, tail);
       return;
     }
     const ok = sizes.length === decoded.parts.length && sizes.every((n, i) => n === decoded.parts[i]!.byteLength);
@@ -183,15 +327,41 @@ export class MpiTransport implements Transport {
     }
     payloadProbe.onRecv?.(decoded.parts);
     // Small payloads ride in the header message and are copied into the arrays right here.
-    if (this.native.recv(id, decoded.parts, true)) this.handle(decoded.msg);
-    else this.receiving.set(id, { src, decoded });
+    if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail);
+    else this.receiving.set(id, { src, decoded, tail });
   }
 
   private onPayload(id: number): void {
     const r = this.receiving.get(id);
     if (r === undefined) throw Errors.transport(`payload for unknown message ${id}`, this.rank);
     this.receiving.delete(id);
-    this.handle(r.decoded.msg);
+    this.deliver(r.src, r.decoded, r.tail);
+  }
+
+  /** Checks the payload checksum (TTG_CHECKSUM), then handles the message (traced with TTG_TRACE). */
+  private deliver(src: number, decoded: DecodedMessage<WireMessage>, tail: Tail | undefined): void {
+    const msg = decoded.msg;
+    if (tail !== undefined && (tail.flags & Trail.Checksum) !== 0 && hashParts(decoded.parts) !== tail.parts) {
+      if ((tail.flags & Trail.Counted) !== 0) this.received++;
+      throw corruptError(msg, src, this.rank);
+    }
+    const tr = tracer;
+    if (tr === undefined) {
+      this.handle(msg);
+      return;
+    }
+    const t0 = tr.now();
+    try {
+      this.handle(msg);
+    } finally {
+      tr.recvSlice(src, tail?.flow ?? 0, t0, KIND_NAMES[msg[0]] ?? 'message');
+    }
+  }
+
+  private onTrace(msg: WireMessage): void {
+    const [, rank, bytes] = msg as [Wire.Trace, number, Uint8Array];
+    this.traceChunks.set(rank, new TextDecoder().decode(bytes));
+    this.traceArrived?.();
   }
 
   /**
@@ -199,6 +369,10 @@ export class MpiTransport implements Transport {
    * A message for a TT this rank has not made executable yet waits for it.
    */
   private handle(msg: WireMessage): void {
+    if (msg[0] === Wire.Trace) {
+      this.onTrace(msg);
+      return;
+    }
     const waitFor = this.notReady(msg);
     if (waitFor >= 0) {
       whenExecutable(waitFor, () => {
@@ -251,6 +425,12 @@ export class MpiTransport implements Transport {
     const err = new TtgError(code as TtgErrorCode, `${detail} [announced by rank ${rank}]`, {
       tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 6 ? { key: msg[6] } : {}),
     });
+    if (code === 'E_HANG') {
+      // every rank reports its own hang (the fence's watchdog picks this up)
+      if (this.broken === undefined) this.hangNotice ??= err;
+      this.onVote?.();
+      return;
+    }
     scheduler.recordError(err, true);
     this.failureNotice?.();
   }
@@ -291,4 +471,19 @@ function serializeError(msg: WireMessage, rank: number, cause: unknown): TtgErro
   }
   const ttId = msg[1];
   return Errors.serialize('a message', typeof ttId === 'number' ? ttById(ttId)?.name : undefined, undefined, undefined, rank, cause);
+}
+
+const KIND_NAMES: Record<number, string> = {
+  [Wire.Input]: 'input', [Wire.StreamSize]: 'stream size', [Wire.Finalize]: 'finalize', [Wire.Invoke]: 'invoke', [Wire.Trace]: 'trace',
+};
+
+/** E_CORRUPT naming the edge, TT, terminal and key of `msg` as far as this rank knows them. */
+function corruptError(msg: WireMessage, src: number, rank: number): TtgError {
+  if (msg[0] === Wire.Input) {
+    const [ttId, terminal, keys] = msg[1][0]!;
+    const tt = ttById(ttId);
+    return Errors.corrupt(tt?.inputs[terminal]?.edgeName, tt?.name, terminal, keys[0], src, rank);
+  }
+  const ttId = msg[1];
+  return Errors.corrupt(undefined, typeof ttId === 'number' ? ttById(ttId)?.name : undefined, undefined, undefined, src, rank);
 }

@@ -27,6 +27,26 @@ export interface Transport {
   quiesce(settleLocal: () => Promise<void>): Promise<void>;
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
+  /**
+   * Hang watchdog: tells the other ranks whether this rank's fence number `fence` has made no
+   * progress for the timeout (`stalled`) or is moving again.
+   */
+  vote(fence: number, stalled: boolean): void;
+  /** True when every other rank voted that its fence number `fence` stalled. */
+  othersStalled(fence: number): boolean;
+  /** Called when a vote or a hang announcement arrives from another rank. */
+  onVote: (() => void) | undefined;
+  /** A hang announced by another rank and not yet reported here. */
+  hangNotice: TtgError | undefined;
+  /** Messages sent plus received by this rank (progress the hang watchdog can see). */
+  progress(): number;
+  /**
+   * After a hang: the fence gave up. Under MPI a collective of the abandoned fence may stay
+   * pending, so the world cannot fence again; later fences reject and finalize ends the job.
+   */
+  abandon(err: TtgError): void;
+  /** Gathers every rank's trace events at rank 0 (which gets them in rank order; others get undefined). */
+  gatherTrace(chunk: string): Promise<string[] | undefined>;
 }
 
 /** A world of one rank: quiescence is local idleness. */
@@ -53,5 +73,24 @@ export class LocalTransport implements Transport {
 
   finalize(): Promise<void> {
     return Promise.resolve();
+  }
+
+  onVote: (() => void) | undefined = undefined;
+  hangNotice: TtgError | undefined = undefined;
+
+  vote(): void {}
+
+  othersStalled(): boolean {
+    return true;
+  }
+
+  progress(): number {
+    return 0;
+  }
+
+  abandon(): void {}
+
+  gatherTrace(chunk: string): Promise<string[] | undefined> {
+    return Promise.resolve([chunk]);
   }
 }

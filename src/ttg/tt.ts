@@ -156,6 +156,9 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** Holds this TT's ready tasks in `c` until their ordinal is released; `mapper` overrides c's own. */
   add_constraint(c: SequencedKeysConstraint<K>, mapper?: OrdinalMapper<K>): this {
+    if (typeof c !== 'object' || c === null || typeof (c as { admit?: unknown }).admit !== 'function') {
+      throw Errors.invalidArgument('add_constraint(constraint)', 'needs a ttg.SequencedKeysConstraint', { tt: this.name });
+    }
     const map = mapper ?? c.mapper;
     if (typeof map !== 'function') {
       throw Errors.invalidArgument('add_constraint', 'needs a key => ordinal mapper (on the constraint or as second argument)', { tt: this.name });

@@ -15,6 +15,10 @@ export const enum Wire {
   Invoke = 3,
   /** `[Failure, code, detail, tt, terminal, rank, key?]`: a rank's run failed. */
   Failure = 4,
+  /** `[Stall, fence, stalled, rank]`: hang watchdog vote (not counted by termination detection). */
+  Stall = 5,
+  /** `[Trace, rank, json]`: a rank's trace events, sent to rank 0 at finalize (not counted). */
+  Trace = 6,
 }
 
 /** One destination of an input message: input `terminal` of TT `ttId`, for each of `keys`. */
@@ -26,4 +30,6 @@ export type WireMessage =
   | [Wire.StreamSize, number, number, unknown, number]
   | [Wire.Finalize, number, number, unknown]
   | [Wire.Invoke, number, unknown]
-  | [Wire.Failure, string, string, string | null, number | null, number, unknown?];
+  | [Wire.Failure, string, string, string | null, number | null, number, unknown?]
+  | [Wire.Stall, number, number, number]
+  | [Wire.Trace, number, Uint8Array];

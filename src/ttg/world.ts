@@ -3,14 +3,17 @@
  * `execute`, `fence` and `finalize`.
  */
 import { initHashing } from '../serialize/hash.js';
+import { checksumRequested, initChecksum } from './checksum.js';
 import { Errors } from './errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import { rt } from './runtime.js';
 import { hooks, type DeviceOptions } from './hooks.js';
 import { scheduler } from './scheduler.js';
 import { loadNative, nativeLoadError } from './native.js';
+import { startTracing, stopTracing, traceFileFromEnv, tracer, writeTrace } from './trace.js';
 import { LocalTransport, type Transport } from './transport.js';
 import { MpiTransport } from './transport-mpi.js';
+import { hangTimeout, Watchdog } from './watchdog.js';
 
 /** Options of {@link initialize}. */
 export interface InitializeOptions {
@@ -63,10 +66,13 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
   await initHashing();
+  if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
   rt.transport = transport;
   rt.rank = transport.rank;
   rt.size = transport.size;
+  const traceFile = traceFileFromEnv();
+  if (traceFile !== undefined) scheduler.tracer = startTracing(traceFile, transport.rank);
   if (hooks.initDevices !== undefined) await hooks.initDevices(options.device);
   rt.initialized = true;
   world = new World(transport);
@@ -114,7 +120,18 @@ export function execute(): void {
 export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
   currentWorld('fence()');
   scheduler.execute();
-  await rt.transport!.quiesce(settleLocal);
+  const transport = rt.transport!;
+  const dog = new Watchdog(++fences, hangTimeout(), transport);
+  try {
+    await Promise.race([transport.quiesce(settleLocal), dog.hung]);
+  } catch (e) {
+    // a hang (or a world that hung before): nothing of this run can complete any more
+    scheduler.takeError();
+    clearPending();
+    throw e;
+  } finally {
+    dog.stop();
+  }
   const err = scheduler.takeError();
   if (err !== undefined) {
     clearPending();
@@ -128,6 +145,9 @@ export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
   if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
   return report;
 }
+
+/** Fences started by this process (the hang watchdog's votes name the fence). */
+let fences = 0;
 
 /**
  * Resolves when this rank is idle and stays idle across one macrotask turn, so promise callbacks
@@ -148,6 +168,13 @@ export async function finalize(): Promise<void> {
     return;
   }
   if (hooks.finalizeDevices !== undefined) await hooks.finalizeDevices();
+  const tr = tracer;
+  if (tr !== undefined) {
+    const chunks = await rt.transport!.gatherTrace(tr.serialize());
+    if (chunks !== undefined) writeTrace(tr.file, chunks);
+    scheduler.tracer = undefined;
+    stopTracing();
+  }
   await rt.transport!.finalize();
   rt.finalized = true;
   rt.initialized = false;
