@@ -12,7 +12,8 @@
  * the granularity at which efficiency falls to 50%, interpolated (log scale) between the two
  * bracketing runs. Last line: `{ pattern, ranks, metg_us, ... }`.
  *
- * Environment: BENCH_COLS columns per rank (default 4), BENCH_WORK_MS kernel time per rank per
+ * Environment: BENCH_COLS columns per rank (default 1: width = cores, as Task Bench measures
+ * METG; more columns per rank overdecompose and hide the message latency), BENCH_WORK_MS kernel time per rank per
  * run (default 200), BENCH_MPIRUN_ARGS extra mpirun arguments.
  */
 import { spawnSync } from 'node:child_process';
@@ -22,7 +23,7 @@ import * as ttg from 'ttg';
 
 import { requireNative } from '../src/ttg/native.js';
 
-const COLS = Number(process.env['BENCH_COLS'] ?? 4);
+const COLS = Number(process.env['BENCH_COLS'] ?? 1);
 const WORK_MS = Number(process.env['BENCH_WORK_MS'] ?? 200);
 /** Kernel durations swept, in microseconds (stops early once efficiency is far below 50%). */
 const DURATIONS_US = [1000, 500, 200, 100, 50, 20, 10, 5, 2, 1];
