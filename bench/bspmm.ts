@@ -1,0 +1,97 @@
+/**
+ * BSpMM on one process (host backend, one stream per core) at densities 1.0, 0.3 and 0.1, with
+ * M=N=K=4096 and tiles of 128..256, against the tile ceiling (one single-threaded 256x256 dgemm
+ * loop per core on native threads, `devPeak`) measured in the same run, interleaved round by
+ * round because this VM's speed drifts; then the example under `mpirun -np 2` with one worker
+ * per rank. Prints a summary and, last, one JSON object (SPEC §7): m, n, k, densities,
+ * ttg_gflops (per density), peak_gflops, peak_ratio (density 1.0), plus mpi2_gflops.
+ *
+ *   BCAST_A/B ─▶ LOCAL_A/B ─▶ GEMM(i,j,k) ─▶ GEMM(i,j,k') … ─▶ RESULT   (examples/bspmm)
+ */
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import * as ttg from 'ttg';
+import { requireNative } from '../src/ttg/native.js';
+import { localOperands } from '../examples/bspmm/operands.js';
+import { Plan } from '../examples/bspmm/plan.js';
+import { makeStructure, multiplyFlops } from '../examples/bspmm/sparse.js';
+import { make_spmm } from '../examples/bspmm/spmm.js';
+
+const SIZE = Number(process.env['BSPMM_SIZE'] ?? 4096);
+const TMIN = 128;
+const TMAX = 256;
+const DENSITIES = (process.env['BSPMM_DENSITIES'] ?? '1,0.3,0.1').split(',').map(Number);
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
+const SEED = 11;
+const cores = availableParallelism();
+const native = requireNative();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function structure(density: number) {
+  return makeStructure({ m: SIZE, n: SIZE, k: SIZE, tmin: TMIN, tmax: TMAX, density, seed: SEED });
+}
+
+/** One timed product (operands made untimed, as in the example). */
+async function ttgSpmm(plan: Plan): Promise<number> {
+  const g = make_spmm(plan, { ...localOperands(plan), onResult: () => {} });
+  await ttg.fence();
+  const t0 = performance.now();
+  g.start();
+  ttg.execute();
+  await ttg.fence();
+  return multiplyFlops(plan.s) / ((performance.now() - t0) / 1000) / 1e9;
+}
+
+/** The ceiling: about 0.2 s of single-threaded 256x256 dgemm per core. */
+const peak = () => native.devPeak(256, 200, cores);
+
+function mpi2(density: number): number | null {
+  const script = fileURLToPath(new URL('../examples/bspmm/main.js', import.meta.url));
+  const run = spawnSync('mpirun', ['-np', '2', '--oversubscribe', '--allow-run-as-root', process.execPath, script,
+    '--m', String(SIZE), '--n', String(SIZE), '--k', String(SIZE), '--tmin', String(TMIN), '--tmax', String(TMAX),
+    '--density', String(density), '--seed', String(SEED), '--workers', '1', '--iters', String(RUNS), '--json'], {
+    encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' }, timeout: 600_000,
+  });
+  const last = run.stdout?.trim().split('\n').pop();
+  if (run.status !== 0 || last === undefined) {
+    console.log(`mpirun -np 2 failed (${run.status}): ${run.stderr?.slice(0, 400)}`);
+    return null;
+  }
+  return (JSON.parse(last) as { gflops: number }).gflops;
+}
+
+await ttg.initialize({ device: { backend: 'host' } });
+console.log(`BSpMM bench: M=N=K=${SIZE}, tiles ${TMIN}..${TMAX}, ${cores} cores, host backend with ${ttg.device.stats().streams} streams`);
+const ttg_gflops: number[] = [];
+let peak_gflops = NaN;
+let peak_ratio = NaN;
+for (const density of DENSITIES) {
+  const plan = new Plan(structure(density), 0, 1);
+  await ttgSpmm(plan); // warm-up: JIT, BLAS buffers
+  const rounds: Array<{ t: number; p: number }> = [];
+  for (let r = 0; r < RUNS; r++) {
+    if (r % 2 === 0) {
+      const p = density === 1 ? peak() : NaN;
+      rounds.push({ p, t: await ttgSpmm(plan) });
+    } else {
+      const t = await ttgSpmm(plan);
+      rounds.push({ t, p: density === 1 ? peak() : NaN });
+    }
+  }
+  ttg_gflops.push(median(rounds.map((x) => x.t)));
+  console.log(`  density ${density}: ${rounds.map((x) => x.t.toFixed(1)).join(', ')} GF/s` +
+    (density === 1 ? ` (ceiling ${rounds.map((x) => x.p.toFixed(1)).join(', ')})` : ''));
+  if (density === 1) {
+    peak_gflops = median(rounds.map((x) => x.p));
+    peak_ratio = median(rounds.map((x) => x.t / x.p));
+  }
+}
+await ttg.finalize();
+const mpi2_gflops = DENSITIES.map((d) => mpi2(d));
+console.log(`  mpirun -np 2, 1 worker each: ${mpi2_gflops.map((g) => g?.toFixed(1) ?? 'failed').join(', ')} GF/s`);
+console.log(JSON.stringify({
+  m: SIZE, n: SIZE, k: SIZE, densities: DENSITIES, ttg_gflops: ttg_gflops.map(r3), peak_gflops: r3(peak_gflops),
+  peak_ratio: r3(peak_ratio), mpi2_gflops: mpi2_gflops.map((g) => (g === null ? null : r3(g))),
+}));

@@ -1,0 +1,32 @@
+/**
+ * A tile of a block-sparse matrix: `rows x cols` doubles, column-major, in a `ttg.Buffer` so the
+ * GEMM device tasks can use it on any backend. Tiles travel between ranks as split metadata: the
+ * shape in the message header, the doubles received straight into the new tile's buffer.
+ */
+import * as ttg from 'ttg';
+
+/** One tile (leading dimension `rows`). */
+export class Tile {
+  /** The tile's doubles, column-major. */
+  readonly buf: ttg.Buffer<Float64Array>;
+
+  constructor(readonly rows: number, readonly cols: number, data?: Float64Array) {
+    this.buf = new ttg.Buffer(data ?? new Float64Array(rows * cols));
+  }
+
+  /** Size of the payload in bytes. */
+  get bytes(): number {
+    return this.rows * this.cols * 8;
+  }
+}
+
+interface TileMeta {
+  rows: number;
+  cols: number;
+}
+
+ttg.register_split_metadata(Tile, {
+  get_metadata: (t: Tile): TileMeta => ({ rows: t.rows, cols: t.cols }),
+  get_data: (t: Tile) => [t.buf.host],
+  create_from_metadata: (m: TileMeta) => new Tile(m.rows, m.cols),
+});
