@@ -191,4 +191,21 @@ describe('errors', () => {
       await expectHealthy('err');
     });
   });
+
+  it('a runtime error raised inside a body (a bad kernel argument) names the failing TT, key and rank', async () => {
+    const e = new ttg.Edge<number, number>('err-kernel');
+    const tt = ttg.make_tt(function* (_k: number, _v: number) {
+      const buf = new ttg.Buffer(4);
+      const { stream } = (yield ttg.device.input(buf)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, -3, 2.0, buf); // negative length: E_INVALID_ARGUMENT
+      yield ttg.device.kernel();
+    }, [e], [], { name: 'err-kernel' });
+    ttg.make_graph_executable(tt);
+    tt.invoke(42, 0);
+    const err = expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ["'err-kernel'", 'key 42', 'rank 0']);
+    expect(err.tt).to.equal('err-kernel');
+    expect(err.key).to.equal(42);
+    expect(err.cause).to.be.instanceOf(ttg.TtgError);
+    await expectHealthy('err-kernel');
+  });
 });

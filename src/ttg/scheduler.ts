@@ -309,7 +309,7 @@ export class Scheduler {
     else if (t.abandoned) return;
     this.outstanding--;
     t.tt.taskDone(t);
-    this.recordError(e instanceof TtgError ? e : Errors.taskFailed(t.tt.name, t.key, rt.rank, e));
+    this.recordError(e instanceof TtgError ? withTask(e, t) : Errors.taskFailed(t.tt.name, t.key, rt.rank, e));
   }
 
   /**
@@ -339,6 +339,15 @@ export class Scheduler {
     this.idleWaiters = [];
     for (const f of w) f();
   }
+}
+
+/**
+ * A runtime error raised inside a body without a TT of its own (e.g. a kernel's bad argument)
+ * gets the failing task's TT, key and rank, so the message says where it happened.
+ */
+function withTask(e: TtgError, t: Task): TtgError {
+  if (e.tt !== undefined) return e;
+  return new TtgError(e.code, e.detail, { tt: t.tt.name, terminal: e.terminal, key: t.key, rank: rt.rank, cause: e });
 }
 
 /** The scheduler of this process. */
