@@ -16,12 +16,11 @@
  * number of round trips per run; BENCH_MPIRUN_ARGS extra mpirun arguments (e.g.
  * `--mca btl_vader_single_copy_mechanism none`).
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/ttg/native.js';
+import { relaunchUnderMpirun } from './mpi-launch.js';
 
 const SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
@@ -49,28 +48,7 @@ function checksum(a: Float64Array): number {
   return (s2 >>> 0) * 0x100000000 + (s1 >>> 0);
 }
 
-if (process.env['OMPI_COMM_WORLD_SIZE'] === undefined) {
-  // Launcher: the benchmark itself runs under mpirun with two ranks.
-  const extra = (process.env['BENCH_MPIRUN_ARGS'] ?? '').split(' ').filter((s) => s !== '');
-  const args = ['-np', '2', '--oversubscribe', '--allow-run-as-root', ...extra, process.execPath, fileURLToPath(import.meta.url)];
-  const run = spawnSync('mpirun', args, {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' },
-    timeout: 600_000,
-    maxBuffer: 64 << 20,
-  });
-  if (run.error) throw run.error;
-  const lines = run.stdout.split('\n').filter((l) => l !== '');
-  const json = lines.filter((l) => l.startsWith('{'));
-  for (const l of lines) if (!l.startsWith('{')) console.log(l);
-  if (run.status !== 0 || json.length !== 1) {
-    process.stderr.write(run.stderr);
-    console.error(`mpirun ${args.join(' ')} exited with ${run.status}`);
-    process.exit(1);
-  }
-  console.log(json[0]);
-  process.exit(0);
-}
+relaunchUnderMpirun(import.meta.url);
 
 const world = await ttg.initialize();
 const { rank, size } = world;

@@ -16,36 +16,18 @@
  * METG; more columns per rank overdecompose and hide the message latency), BENCH_WORK_MS kernel time per rank per
  * run (default 200), BENCH_MPIRUN_ARGS extra mpirun arguments.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/ttg/native.js';
+import { relaunchUnderMpirun } from './mpi-launch.js';
 
 const COLS = Number(process.env['BENCH_COLS'] ?? 1);
 const WORK_MS = Number(process.env['BENCH_WORK_MS'] ?? 200);
 /** Kernel durations swept, in microseconds (stops early once efficiency is far below 50%). */
 const DURATIONS_US = [1000, 500, 200, 100, 50, 20, 10, 5, 2, 1];
 
-if (process.env['OMPI_COMM_WORLD_SIZE'] === undefined) {
-  const extra = (process.env['BENCH_MPIRUN_ARGS'] ?? '').split(' ').filter((s) => s !== '');
-  const args = ['-np', '2', '--oversubscribe', '--allow-run-as-root', ...extra, process.execPath, fileURLToPath(import.meta.url)];
-  const run = spawnSync('mpirun', args, {
-    encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' }, timeout: 600_000, maxBuffer: 64 << 20,
-  });
-  if (run.error) throw run.error;
-  const lines = run.stdout.split('\n').filter((l) => l !== '');
-  const json = lines.filter((l) => l.startsWith('{'));
-  for (const l of lines) if (!l.startsWith('{')) console.log(l);
-  if (run.status !== 0 || json.length !== 1) {
-    process.stderr.write(run.stderr);
-    console.error(`mpirun ${args.join(' ')} exited with ${run.status}`);
-    process.exit(1);
-  }
-  console.log(json[0]);
-  process.exit(0);
-}
+relaunchUnderMpirun(import.meta.url);
 
 const world = await ttg.initialize();
 const { rank, size } = world;
