@@ -14,9 +14,12 @@ import { requireNative } from '../src/ttg/native.js';
 
 const NB = 256;
 const cores = availableParallelism();
-const TOTAL = Number(process.env.BENCH_TILES ?? 200 * cores);  // dgemm calls per measurement
+// dgemm calls per measurement: long enough (~0.5 s) that graph setup and warm-up do not count
+const TOTAL = Number(process.env.BENCH_TILES ?? 1000 * cores);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const CHAINS = Number(process.env.BENCH_CHAINS ?? 2 * cores);
+// 8 independent chains per core keep every stream's queue from running dry while JS hands a
+// chain's next task over (with 2 per core the workers idled ~17% of the time)
+const CHAINS = Number(process.env.BENCH_CHAINS ?? 8 * cores);
 const STEPS = Math.ceil(TOTAL / CHAINS);
 const flops = 2 * NB ** 3;
 
