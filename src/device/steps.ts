@@ -10,6 +10,7 @@
  */
 import type { Task } from '../ttg/task.js';
 import { rt } from '../ttg/runtime.js';
+import { Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
@@ -57,6 +58,17 @@ export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffe
   return out;
 }
 
+/** Runs `fn` with `st` as the current device task (what `current_stream()` reports). */
+export function inStepContext<R>(st: unknown, fn: () => R): R {
+  const prev = currentState;
+  currentState = st as TaskState | undefined;
+  try {
+    return fn();
+  } finally {
+    currentState = prev;
+  }
+}
+
 /** Resumes the generator inside its task's device context. */
 class InContext implements PromiseLike<unknown> {
   constructor(private readonly p: Promise<unknown>, private readonly st: TaskState | undefined) {}
@@ -82,13 +94,14 @@ class InContext implements PromiseLike<unknown> {
 /** The scheduler's step resolver: undefined for values that are not device steps. */
 export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
   if (!(step instanceof DeviceStep)) return undefined;
-  let p: Promise<unknown>;
+  let p: Promise<unknown> | InputResult;
   try {
     const r = requireRuntime();
     p = step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
   } catch (e) {
     p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
+  if (!(p instanceof Promise)) return new Ready(p, states.get(task));  // resident already: resume now
   return new InContext(p, states.get(task));
 }
 
@@ -105,7 +118,7 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
   return best;
 }
 
-function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> {
+function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | InputResult {
   let st = states.get(task);
   if (st === undefined) {
     st = { stream: r.streams.pick(chooseDevice(r, task)), pinned: new Set(), active: false };
@@ -117,7 +130,7 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   }
   const stream = st.stream;
   const result: InputResult = { stream, device: stream.device };
-  if (r.backend.inPlace) return Promise.resolve(result);
+  if (r.backend.inPlace) return result;
   return r.memory.acquire(bufs, stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
 }
 

@@ -19,6 +19,19 @@ export type StepResolver = (step: unknown, task: Task) => PromiseLike<unknown> |
 
 type AnyBody = (...a: unknown[]) => unknown;
 
+/**
+ * What a step resolver returns for a step that completed synchronously: the generator resumes at
+ * once with `value` (inside `context`, see {@link Scheduler.stepContext}), without a promise turn.
+ */
+export class Ready implements PromiseLike<unknown> {
+  constructor(readonly value: unknown, readonly context?: unknown) {}
+
+  /** Callers that treat it as a promise (async generators) get the value a turn later. */
+  then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    return Promise.resolve(this.value).then(onF, onR);
+  }
+}
+
 /** The task scheduler of this process. */
 export class Scheduler {
   private readonly queue = new ReadyQueue<Task>();
@@ -36,6 +49,8 @@ export class Scheduler {
   completed = 0;
   /** Told the first error of each run (the MPI transport announces it to the other ranks). */
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
+  /** Runs `fn` inside a step's context (set by src/device for {@link Ready} results). */
+  stepContext: (<R>(context: unknown, fn: () => R) => R) | undefined = undefined;
   /** Device-step handler installed by src/device. */
   stepResolver: StepResolver | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
@@ -245,10 +260,12 @@ export class Scheduler {
 
   /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */
   private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean): void {
+    let ctx: unknown;
     for (;;) {
       let r: IteratorResult<unknown>;
       try {
-        r = isThrow ? it.throw!(input) : it.next(input);
+        if (ctx === undefined) r = isThrow ? it.throw!(input) : it.next(input);
+        else r = this.stepContext!(ctx, () => it.next(input));
       } catch (e) {
         this.fail(t, e);
         return;
@@ -261,6 +278,15 @@ export class Scheduler {
       if (p === undefined) {
         input = r.value;
         isThrow = false;
+        ctx = undefined;
+        continue;
+      }
+      if (p instanceof Ready) {
+        // a step that is already complete (e.g. input() on the host backend): resume now, so
+        // the body enqueues its kernel before the drain loop runs the next task
+        input = p.value;
+        isThrow = false;
+        ctx = p.context;
         continue;
       }
       this.suspend(t);
