@@ -8,11 +8,10 @@
  *
  *   BCAST_A/B ─▶ LOCAL_A/B ─▶ GEMM(i,j,k) ─▶ GEMM(i,j,k') … ─▶ RESULT   (examples/bspmm)
  */
-import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/ttg/native.js';
+import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
 import { localOperands } from '../examples/bspmm/operands.js';
 import { Plan } from '../examples/bspmm/plan.js';
 import { makeStructure, multiplyFlops } from '../examples/bspmm/sparse.js';
@@ -48,18 +47,8 @@ async function ttgSpmm(plan: Plan): Promise<number> {
 const peak = () => native.devPeak(256, 200, cores);
 
 function mpi2(density: number): number | null {
-  const script = fileURLToPath(new URL('../examples/bspmm/main.js', import.meta.url));
-  const run = spawnSync('mpirun', ['-np', '2', '--oversubscribe', '--allow-run-as-root', process.execPath, script,
-    '--m', String(SIZE), '--n', String(SIZE), '--k', String(SIZE), '--tmin', String(TMIN), '--tmax', String(TMAX),
-    '--density', String(density), '--seed', String(SEED), '--workers', '1', '--iters', String(RUNS), '--json'], {
-    encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' }, timeout: 600_000,
-  });
-  const last = run.stdout?.trim().split('\n').pop();
-  if (run.status !== 0 || last === undefined) {
-    console.log(`mpirun -np 2 failed (${run.status}): ${run.stderr?.slice(0, 400)}`);
-    return null;
-  }
-  return (JSON.parse(last) as { gflops: number }).gflops;
+  return exampleGflopsOnTwoRanks('bspmm', ['--m', String(SIZE), '--n', String(SIZE), '--k', String(SIZE), '--tmin', String(TMIN),
+    '--tmax', String(TMAX), '--density', String(density), '--seed', String(SEED), '--workers', '1', '--iters', String(RUNS)]);
 }
 
 await ttg.initialize({ device: { backend: 'host' } });

@@ -28,3 +28,20 @@ export function relaunchUnderMpirun(script: string): void {
   console.log(json[0]);
   process.exit(0);
 }
+
+/**
+ * Runs an example under `mpirun -np 2` with `args` (its CLI, `--json` added) and returns the
+ * `gflops` of its JSON line, or null (after saying why) when the run failed.
+ */
+export function exampleGflopsOnTwoRanks(example: string, args: readonly string[]): number | null {
+  const script = fileURLToPath(new URL(`../examples/${example}/main.js`, import.meta.url));
+  const run = spawnSync('mpirun', ['-np', '2', '--oversubscribe', '--allow-run-as-root', process.execPath, script, ...args, '--json'], {
+    encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' }, timeout: 600_000,
+  });
+  const last = run.stdout?.trim().split('\n').pop();
+  if (run.status !== 0 || last === undefined) {
+    console.log(`mpirun -np 2 failed (${run.status}): ${run.stderr?.slice(0, 400)}`);
+    return null;
+  }
+  return (JSON.parse(last) as { gflops: number }).gflops;
+}

@@ -7,11 +7,10 @@
  *
  *   INIT ─▶ POTRF ─▶ TRSM ─▶ SYRK/GEMM ─▶ …   (examples/potrf)
  */
-import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/ttg/native.js';
+import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';
 import { Tile } from '../examples/potrf/tile.js';
@@ -51,17 +50,7 @@ function lapack(): number {
 }
 
 function mpi2(nb: number): number | null {
-  const script = fileURLToPath(new URL('../examples/potrf/main.js', import.meta.url));
-  const run = spawnSync('mpirun', ['-np', '2', '--oversubscribe', '--allow-run-as-root', process.execPath, script,
-    '--n', String(N), '--nb', String(nb), '--workers', '1', '--iters', String(RUNS), '--json'], {
-    encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1' }, timeout: 600_000,
-  });
-  const last = run.stdout?.trim().split('\n').pop();
-  if (run.status !== 0 || last === undefined) {
-    console.log(`mpirun -np 2 failed (${run.status}): ${run.stderr?.slice(0, 400)}`);
-    return null;
-  }
-  return (JSON.parse(last) as { gflops: number }).gflops;
+  return exampleGflopsOnTwoRanks('potrf', ['--n', String(N), '--nb', String(nb), '--workers', '1', '--iters', String(RUNS)]);
 }
 
 await ttg.initialize({ device: { backend: 'host' } });

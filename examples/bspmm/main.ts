@@ -14,6 +14,7 @@
  */
 import * as ttg from 'ttg';
 import { checkProduct } from './check.js';
+import { startExample } from '../common/setup.js';
 import { parseArgs } from './cli.js';
 import { reduceToRoot } from './gather.js';
 import { Plan } from './plan.js';
@@ -22,22 +23,7 @@ import { actualDensity, makeStructure, multiplyFlops } from './sparse.js';
 import { make_spmm } from './spmm.js';
 import type { Tile } from './tile.js';
 
-const opts = (() => {
-  try {
-    return parseArgs(process.argv.slice(2));
-  } catch (e) {
-    console.error((e as Error).message);
-    process.exit(2);
-  }
-})();
-if (opts.trace !== undefined) process.env['TTG_TRACE'] ??= opts.trace;
-
-const device: ttg.InitializeOptions['device'] = {};
-if (opts.backend !== undefined) device.backend = opts.backend;
-if (opts.workers !== undefined) device.streams = opts.workers;
-if (opts.devices !== undefined) device.devices = opts.devices;
-if (opts.memory !== undefined) device.memory = opts.memory;
-const world = await ttg.initialize({ device });
+const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;
 const s = makeStructure(opts);
 const plan = new Plan(s, rank, size, opts.ksplit);

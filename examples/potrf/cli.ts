@@ -39,6 +39,7 @@ export function parseArgs(argv: readonly string[]): Options {
       continue;
     }
     if (name === 'help') throw new Error(USAGE);
+    if (!ints.has(name) && name !== 'backend' && name !== 'trace') throw new Error(`unknown option --${name}\n${USAGE}`);
     const value = inline ?? argv[++a];
     if (value === undefined) throw new Error(`--${name} needs a value\n${USAGE}`);
     if (ints.has(name)) {

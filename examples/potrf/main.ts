@@ -10,27 +10,13 @@
  */
 import * as ttg from 'ttg';
 import { make_check } from './check.js';
+import { startExample } from '../common/setup.js';
 import { parseArgs } from './cli.js';
 import { fillTile, layout, owner, potrfFlops, squareGrid, tileSize } from './matrix.js';
 import { make_cholesky } from './potrf.js';
 import { Tile } from './tile.js';
 
-const opts = (() => {
-  try {
-    return parseArgs(process.argv.slice(2));
-  } catch (e) {
-    console.error((e as Error).message);
-    process.exit(2);
-  }
-})();
-if (opts.trace !== undefined) process.env['TTG_TRACE'] ??= opts.trace;
-
-const device: ttg.InitializeOptions['device'] = {};
-if (opts.backend !== undefined) device.backend = opts.backend;
-if (opts.workers !== undefined) device.streams = opts.workers;
-if (opts.devices !== undefined) device.devices = opts.devices;
-if (opts.memory !== undefined) device.memory = opts.memory;
-const world = await ttg.initialize({ device });
+const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;
 const [gp] = squareGrid(size);
 const P = opts.P ?? (opts.Q !== undefined ? size / opts.Q : gp);
