@@ -20,6 +20,7 @@ interface RankResult {
   reduce: { sum: number; sized: number };
   split: string;
   zero_copy: boolean;
+  transfer: { bad: number; detached: number; kept: number; moved: string; shared_kept: number; allocated: number; reused: number };
   fences: number;
 }
 
@@ -81,6 +82,22 @@ describe('distributed execution under mpirun', function () {
       it('moves split-metadata objects and a 16 MiB Float64Array intact, sent from and received into their own arrays', () => {
         expect(results[np % np]!.split).to.equal('256x512:T:2097152:bad=0:tile=true:own=true');
         for (const r of results) expect(r.zero_copy, `rank ${r.rank}`).to.equal(true);
+      });
+
+      it('transfers a consumed array moved to another rank (detached, memory reused), and only then', () => {
+        const t = results.map((r) => r.transfer);
+        expect(t.reduce((s, x) => s + x.bad, 0)).to.equal(0);
+        // Hop(0) sends the application's own array: kept; every later hop sends a received one
+        expect(t.reduce((s, x) => s + x.kept, 0)).to.equal(1);
+        expect(t[0]!.kept).to.equal(1);
+        expect(t.reduce((s, x) => s + x.detached, 0)).to.equal(3 * np - 1);
+        expect(t[1]!.moved).to.match(/^E_MOVED /).and.to.include("TT 'Hop'").and.to.include('key 1').and.to.include('rank 1');
+        expect(t.reduce((s, x) => s + x.shared_kept, 0)).to.equal(2);
+        // 3·np + 3 arrivals; a rank allocates at most two buffers (the first, and one while the
+        // shared arrays are held), every other arrival reuses the one its last send gave back
+        for (const x of t) expect(x.allocated, JSON.stringify(x)).to.be.at.most(2);
+        expect(t.reduce((s, x) => s + x.reused + x.allocated, 0)).to.equal(3 * np + 3);
+        expect(t.reduce((s, x) => s + x.reused, 0)).to.be.at.least(3 * np + 3 - 2 * np);
       });
 
       it('survives three fences in a row', () => {

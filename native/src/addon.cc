@@ -20,6 +20,7 @@
 #include "device_addon.h"
 #include "js_views.h"
 #include "launch_env.h"
+#include "pool_leases.h"
 
 namespace ttg {
 namespace {
@@ -165,6 +166,14 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.parts = Spans(env, parts, "send");
     cmd.pin = Pin(parts);
     cmd.plain = info[3].ToBoolean().Value();
+    // transfer: the sender gives up these arrays (a moved value); lent pool buffers among them
+    // are detached now and reused once sent. Loopback reads the sender's memory, so never there.
+    if (info[4].ToBoolean().Value() && comm().uses_mpi()) {
+      for (uint32_t i = 0; i < parts.Length(); ++i) {
+        PoolBuf b;
+        if (PoolLeases::instance().transfer(env, parts.Get(i), b)) cmd.recycle.push_back(std::move(b));
+      }
+    }
     comm().enqueue(std::move(cmd));
     return env.Undefined();
   }
@@ -261,6 +270,8 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     o["recv_msgs"] = static_cast<double>(comm().stats.recv_msgs.load());
     o["sent_bytes"] = static_cast<double>(comm().stats.sent_bytes.load());
     o["recv_bytes"] = static_cast<double>(comm().stats.recv_bytes.load());
+    o["pool_reused"] = static_cast<double>(RecvPool::get().reused());
+    o["pool_allocated"] = static_cast<double>(RecvPool::get().allocated());
     return o;
   }
 
@@ -403,17 +414,9 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         o["sizes"] = sizes;
         o["id"] = static_cast<double>(a.id);
         if (!a.pre.empty()) {
-          // Already received into pool buffers: hand them to JS, which gives them back on GC.
+          // Already received into pool buffers: lend them to JS (back on GC or on transfer).
           Napi::Array bufs = Napi::Array::New(env, a.pre.size());
-          for (uint32_t i = 0; i < a.pre.size(); ++i) {
-            PoolBuf& b = a.pre[i];
-            napi_value ab;
-            NAPI_THROW_IF_FAILED(env, napi_create_external_arraybuffer(env, b.data, b.bytes, [](napi_env, void* data, void* hint) {
-              RecvPool::get().give(data, reinterpret_cast<std::size_t>(hint));
-            }, reinterpret_cast<void*>(b.cap), &ab), Napi::Value());
-            b.release();
-            bufs[i] = Napi::Value(env, ab);
-          }
+          for (uint32_t i = 0; i < a.pre.size(); ++i) bufs[i] = PoolLeases::instance().lend(env, a.pre[i]);
           o["buffers"] = bufs;
         } else if (!a.sizes.empty()) {
           pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin,

@@ -62,9 +62,11 @@ class RecvPool {
         it->second.pop_back();
         if (it->second.empty()) free_.erase(it);
         free_bytes_ -= cap;
+        reused_++;
         return p;
       }
     }
+    allocated_++;
     const std::size_t align = bytes >= kHuge ? kHuge : 4096;
     cap = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
     void* p = std::aligned_alloc(align, cap);
@@ -87,6 +89,10 @@ class RecvPool {
     std::free(p);
   }
 
+  // Buffers handed out that came from the free list, and that had to be allocated.
+  std::uint64_t reused() const { return reused_.load(); }
+  std::uint64_t allocated() const { return allocated_.load(); }
+
  private:
   static constexpr std::size_t kHuge = std::size_t{2} << 20;
   RecvPool() {
@@ -98,6 +104,7 @@ class RecvPool {
   std::map<std::size_t, std::vector<void*>> free_;
   std::size_t free_bytes_ = 0;
   std::size_t limit_ = 0;
+  std::atomic<std::uint64_t> reused_{0}, allocated_{0};
 };
 
 // One pool buffer holding `bytes` of payload; gives itself back unless released to JS.
@@ -128,6 +135,13 @@ struct PoolBuf {
   }
   // Hands ownership to the caller (who must RecvPool::get().give(data, cap) eventually).
   void release() { data = nullptr; }
+  // Takes back ownership of pool memory that release() handed out.
+  void adopt(void* d, std::size_t c, std::size_t n) {
+    reset();
+    data = d;
+    cap = c;
+    bytes = n;
+  }
 };
 
 struct SendCmd {
@@ -138,6 +152,9 @@ struct SendCmd {
   // Every part is a plain typed array: the receiver may receive it into memory of its own
   // choosing (a RecvPool buffer) before JS has seen the header.
   bool plain = false;
+  // Pool buffers that JS transferred with this send (see pool_leases.h): they go back to the
+  // pool when the send no longer needs them.
+  std::vector<PoolBuf> recycle;
 };
 
 // `src`/`tag` come from the Arrival that announced the message; `loop_*` only for loopback,

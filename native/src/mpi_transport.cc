@@ -55,6 +55,7 @@ struct PendingSend {
   OwnedBytes envelope;  // must outlive its MPI_Isend
   std::vector<MPI_Request> reqs;
   std::uint64_t pin;
+  std::vector<PoolBuf> recycle;  // given back to the pool when this is destroyed (send complete)
 };
 
 struct PendingRecv {
@@ -120,6 +121,7 @@ class MpiTransport final : public Transport {
   void send(SendCmd&& cmd, Batch& out) override {
     PendingSend ps;
     ps.pin = cmd.pin;
+    ps.recycle = std::move(cmd.recycle);
     std::uint64_t payload = 0;
     for (const Span& p : cmd.parts) payload += p.bytes;
     const bool eager = !cmd.parts.empty() && payload <= eager_limit_;

@@ -23,7 +23,8 @@ export type TtgErrorCode =
   | 'E_HANG'
   | 'E_CORRUPT'
   | 'E_TRANSPORT'
-  | 'E_DEVICE_MEMORY';
+  | 'E_DEVICE_MEMORY'
+  | 'E_MOVED';
 
 /** Where an error happened; every field is optional because not every error has every part. */
 export interface TtgErrorContext {
@@ -169,6 +170,11 @@ export const Errors = {
   corrupt(edge: string | undefined, tt: string | undefined, terminal: number | undefined, key: unknown, src: number, rank: number): TtgError {
     const on = edge === undefined ? 'a message' : `a value on edge '${edge}'`;
     return new TtgError('E_CORRUPT', `${on} from rank ${src} failed its TTG_CHECKSUM check (payload corrupted in transit)`, {
+      tt, terminal, key, rank,
+    });
+  },
+  moved(tt: string, terminal: number, key: unknown, rank: number): TtgError {
+    return new TtgError('E_MOVED', 'this typed array was already moved to another rank by an earlier send of this consumed input (its buffer is detached); send it before moving it, or send a copy', {
       tt, terminal, key, rank,
     });
   },

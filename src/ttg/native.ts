@@ -85,6 +85,10 @@ export interface NativeStats {
   sent_bytes: number;
   /** Header bytes arrived plus payload bytes received. */
   recv_bytes: number;
+  /** Large plain payloads received into a buffer from the addon's pool (given back or transferred)... */
+  pool_reused: number;
+  /** ... or into a newly allocated one. */
+  pool_allocated: number;
 }
 
 /** What the device part of the addon can do on this machine ({@link NativeAddon.devInfo}). */
@@ -119,9 +123,11 @@ export interface NativeAddon {
    * their own memory, so they must not be modified until the receiver has them (the addon
    * keeps them alive until then). Each part must be smaller than 2 GiB. `plain`: every part is a
    * plain typed array that the receiver may receive into memory of its own choosing, before its JS
-   * has seen the header (its event then carries `buffers`).
+   * has seen the header (its event then carries `buffers`). `transfer`: the caller gives the parts
+   * up; those that lie in receive buffers the addon lent (an arrival's `buffers`) are detached at
+   * once and their memory receives later messages after this send (ignored without MPI).
    */
-  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean): void;
+  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean, transfer?: boolean): void;
   /**
    * Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`).
    * With `inline` true, a payload that is already in this process (small messages travel inside

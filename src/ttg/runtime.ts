@@ -13,6 +13,11 @@ export interface RuntimeState {
   transport: Transport | undefined;
   /** Reference counts of values are kept only once some TT consumes inputs or reduces. */
   trackRefs: boolean;
+  /**
+   * The typed array that the send in progress moves (a consumed input with no other holder, to a
+   * single sink): if it goes to another rank, the transport may transfer its memory.
+   */
+  moving: ArrayBufferView | undefined;
 }
 
 /** The one runtime state of this process. */
@@ -23,4 +28,5 @@ export const rt: RuntimeState = {
   size: 1,
   transport: undefined,
   trackRefs: false,
+  moving: undefined,
 };

@@ -2,7 +2,7 @@
  * One task instance: a TT, a key and the inputs collected so far. The task object is also the
  * `out` argument of its body, so running a task allocates one object, not two.
  */
-import { release } from './cow.js';
+import { holderCount, release } from './cow.js';
 import { Errors } from './errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
 import { rt } from './runtime.js';
@@ -47,7 +47,16 @@ export class Task {
 
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
-    if (this.tt.consumeMask !== 0) this.moveOut(value);
+    if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
+      // It leaves this task for good and goes to one place: a remote send may transfer its memory.
+      rt.moving = value;
+      try {
+        sinks[0]!.tt.deliver(sinks[0]!.index, key, value);
+      } finally {
+        rt.moving = undefined;
+      }
+      return;
+    }
     for (let s = 0; s < sinks.length; s++) {
       const sink = sinks[s]!;
       sink.tt.deliver(sink.index, key, value);
@@ -63,7 +72,7 @@ export class Task {
   }
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
-    if (this.tt.consumeMask !== 0) this.moveOut(value);
+    if (this.tt.consumeMask !== 0) this.moveOut(value, typeof i === 'number' ? i : i[0]!);
     const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
       const list = Array.from(keys as Iterable<unknown>);
@@ -93,23 +102,39 @@ export class Task {
   /**
    * Sending a consumed input onward moves it: this task gives up its hold now, not when its body
    * returns, so the receiver may mutate it without a copy even if this (async) body is still running.
+   * True when `value` was such an input and nobody else holds it now. A typed array that an
+   * earlier send transferred to another rank (detached) cannot be sent again.
    */
-  private moveOut(value: unknown): void {
-    if (typeof value !== 'object' || value === null) return;
+  private moveOut(value: unknown, terminal: number): boolean {
+    if (typeof value !== 'object' || value === null) return false;
     const args = this.args;
     const mask = this.tt.consumeMask;
     for (let a = 0; a < args.length; a++) {
       if ((mask & (1 << a)) !== 0 && args[a] === value) {
         release(value);
         args[a] = undefined;
-        return;
+        return holderCount(value) === 0;
       }
     }
+    if (ArrayBuffer.isView(value) && value.byteLength === 0 && isDetached(value)) {
+      throw Errors.moved(this.tt.name, terminal, this.key, rt.rank);
+    }
+    return false;
   }
 
   private sinksOf(i: number) {
     const edge = this.tt.outputs[i];
     if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, rt.rank);
     return edge.sinks;
+  }
+}
+
+/** Whether the buffer under `v` was detached (transferred); only a zero-length view can be. */
+function isDetached(v: ArrayBufferView): boolean {
+  try {
+    new Uint8Array(v.buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
   }
 }

@@ -11,6 +11,7 @@ import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
 import type { NativeAddon, NativeEvent } from './native.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
+import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
 import { traceFileFromEnv, tracer } from './trace.js';
 import type { Transport } from './transport.js';
@@ -96,7 +97,7 @@ export class MpiTransport implements Transport {
     const wait = hooks.toHost?.([value]);
     const msg: WireMessage = [Wire.Input, targets, value];
     if (wait === undefined) {
-      this.ship(dest, msg);
+      this.ship(dest, msg, rt.moving === value);
       return;
     }
     // counted now so that no fence can end before the deferred send has left
@@ -219,7 +220,8 @@ export class MpiTransport implements Transport {
     return { sent: this.sent, received: this.received };
   }
 
-  private ship(dest: number, msg: WireMessage): void {
+  /** `transfer`: the message carries a moved value whose received memory the addon may reuse. */
+  private ship(dest: number, msg: WireMessage, transfer = false): void {
     let bytes: Uint8Array;
     let parts: ArrayBufferView[];
     let plain: boolean;
@@ -230,7 +232,7 @@ export class MpiTransport implements Transport {
     }
     if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
-    this.native.send(dest, bytes, parts, plain);
+    this.native.send(dest, bytes, parts, plain, transfer);
     this.sent++;
   }
 

@@ -9,6 +9,7 @@
  *   broadcast: S(0) ──(one value, many keys on two terminals)──▶ X(k), Y(k)
  *   reduce:    every rank ──▶ Sum(0) (reducing input, count = size)
  *   split:     Tile (split metadata, 1 MiB) and a 16 MiB Float64Array round trip through all ranks
+ *   transfer:  Hop(i) (consumes) ──256 KiB array──▶ Hop(i+1) on rank (i+1)%size; Share(i) (does not)
  */
 import * as ttg from 'ttg';
 import { loadNative } from '../../src/ttg/native.js';
@@ -172,6 +173,57 @@ ttg.register_split_metadata(Tile, {
   await ttg.fence();
   result.split = check;
   result.zero_copy = forwardedOwnArrays;
+}
+
+// a consumed array moved to another rank is transferred (detached after the send, its memory
+// reused for arrivals); a shared one, or one the application allocated, is left alone
+{
+  const L = 32768; // 256 KiB: above the eager limit, so it arrives in a receive buffer of the addon
+  const hops = 3 * size;
+  const fill = (a: Float64Array, i: number) => { a[0] = i; for (let j = 1; j < L; j++) a[j] = j * 0.5 + i; };
+  const intact = (a: Float64Array, i: number) => a.length === L && a[0] === i && a[L - 1] === (L - 1) * 0.5 + i;
+  const seed = new ttg.Edge<number, Float64Array>('t-seed');
+  const next = new ttg.Edge<number, Float64Array>('t-next');
+  const toShare = new ttg.Edge<number, Float64Array>('t-share');
+  const shareNext = new ttg.Edge<number, Float64Array>('t-share-next');
+  const seen = { bad: 0, detached: 0, kept: 0, moved: '', shared_kept: 0, allocated: 0, reused: 0 };
+  const pool0 = native.stats();
+  const hop = ttg.make_tt((i: number, a: Float64Array, out) => {
+    if (!intact(a, i)) seen.bad++;
+    if (i === hops) {
+      out.send(1, 0, a); // the last hop hands it to Share: a consumed value sent on, so moved too
+      return;
+    }
+    fill(a, i + 1);
+    out.send(0, i + 1, a);
+    if (a.length === 0) seen.detached++;
+    else seen.kept++;
+    if (i === 1) {
+      try {
+        out.send(0, hops + 1, a);
+      } catch (e) {
+        seen.moved = `${(e as ttg.TtgError).code} ${(e as Error).message}`;
+      }
+    }
+  }, [ttg.fuse(seed, next)], [next, toShare], { name: 'Hop', consume: [0] });
+  const share = ttg.make_tt((i: number, a: Float64Array, out) => {
+    if (!intact(a, hops)) seen.bad++;
+    if (i === 2) return;
+    out.send(0, i + 1, a);
+    if (a.length === L) seen.shared_kept++;
+  }, [ttg.fuse(toShare, shareNext)], [shareNext], { name: 'Share' });
+  hop.set_procmap((i) => i % size);
+  share.set_procmap((i) => (i + 1) % size);
+  ttg.make_graph_executable(hop, share);
+  if (rank === 0) {
+    const a = new Float64Array(L);
+    fill(a, 0);
+    hop.invoke(0, a);
+  }
+  await ttg.fence();
+  seen.allocated = native.stats().pool_allocated - pool0.pool_allocated;
+  seen.reused = native.stats().pool_reused - pool0.pool_reused;
+  result.transfer = seen;
 }
 
 // three fences in a row, with work between the first two only

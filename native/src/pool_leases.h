@@ -1,0 +1,84 @@
+// Receive-pool buffers lent to JS as external ArrayBuffers, and their early return.
+//
+// A buffer normally comes back to the RecvPool when V8 collects its ArrayBuffer, which can be
+// many messages later: meanwhile every arrival lands in a different, cache-cold buffer. When JS
+// *transfers* an array (a consumed value moved to another rank), the addon detaches the
+// ArrayBuffer, as postMessage's transfer list does, and the comm thread gives the memory back as
+// soon as the send completes, so the next arrival reuses the warm buffer (what a C++ program that
+// receives into the buffer it just sent from gets for free). JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <unordered_map>
+
+#include "messages.h"
+
+namespace ttg {
+
+class PoolLeases {
+ public:
+  static PoolLeases& instance() {
+    static PoolLeases* p = new PoolLeases();  // leaked: finalizers may run during teardown
+    return *p;
+  }
+
+  // Wraps `b` as an external ArrayBuffer that gives the memory back when collected (unless
+  // transferred before that). Takes ownership of the buffer.
+  Napi::Value lend(Napi::Env env, PoolBuf& b) {
+    auto* lease = new Lease{b.data, b.cap, false};
+    napi_value ab;
+    napi_status s = napi_create_external_arraybuffer(env, b.data, b.bytes, &PoolLeases::finalize, lease, &ab);
+    if (s != napi_ok) {
+      delete lease;
+      NAPI_THROW_IF_FAILED(env, s, Napi::Value());
+    }
+    b.release();
+    live_[lease->data] = lease;
+    return Napi::Value(env, ab);
+  }
+
+  // If `view` lies in a lent buffer: detaches its ArrayBuffer and returns the buffer's ownership
+  // in `out` (the caller gives it back once nothing reads the memory any more).
+  bool transfer(Napi::Env env, Napi::Value view, PoolBuf& out) {
+    napi_value ab;
+    if (view.IsTypedArray()) {
+      NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, view, nullptr, nullptr, nullptr, &ab, nullptr), false);
+    } else if (view.IsDataView()) {
+      NAPI_THROW_IF_FAILED(env, napi_get_dataview_info(env, view, nullptr, nullptr, &ab, nullptr), false);
+    } else {
+      return false;
+    }
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    NAPI_THROW_IF_FAILED(env, napi_get_arraybuffer_info(env, ab, &data, &bytes), false);
+    auto it = live_.find(data);
+    if (it == live_.end()) return false;
+    NAPI_THROW_IF_FAILED(env, napi_detach_arraybuffer(env, ab), false);
+    Lease* lease = it->second;
+    lease->transferred = true;
+    live_.erase(it);
+    out.adopt(lease->data, lease->cap, bytes);
+    return true;
+  }
+
+ private:
+  struct Lease {
+    void* data;
+    std::size_t cap;
+    bool transferred;  // the memory went back through a send; the collected ArrayBuffer owns nothing
+  };
+
+  static void finalize(napi_env, void*, void* hint) {
+    auto* lease = static_cast<Lease*>(hint);
+    if (!lease->transferred) {
+      instance().live_.erase(lease->data);
+      RecvPool::get().give(lease->data, lease->cap);
+    }
+    delete lease;
+  }
+
+  std::unordered_map<void*, Lease*> live_;
+};
+
+}  // namespace ttg
