@@ -17,9 +17,10 @@ const cores = availableParallelism();
 // dgemm calls per measurement: long enough (~0.5 s) that graph setup and warm-up do not count
 const TOTAL = Number(process.env.BENCH_TILES ?? 1000 * cores);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-// 8 independent chains per core keep every stream's queue from running dry while JS hands a
-// chain's next task over (with 2 per core the workers idled ~17% of the time)
-const CHAINS = Number(process.env.BENCH_CHAINS ?? 8 * cores);
+// 4 independent chains per core keep every stream's queue from running dry while JS hands a
+// chain's next task over (with 2 per core the workers idled ~17% of the time), and their C tiles
+// (4 x 512 KiB) still fit in a core's L2 beside A and B (8 per core measured 2-4% slower)
+const CHAINS = Number(process.env.BENCH_CHAINS ?? 4 * cores);
 const STEPS = Math.ceil(TOTAL / CHAINS);
 const flops = 2 * NB ** 3;
 
