@@ -14,7 +14,7 @@ import { requireNative } from '../src/ttg/native.js';
 import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';
-import { Tile } from '../examples/potrf/tile.js';
+import { Tile } from '../examples/common/tile.js';
 
 const N = Number(process.env['POTRF_N'] ?? 8192);
 const SWEEP = (process.env['POTRF_NBS'] ?? '192,256,320,384').split(',').map(Number);

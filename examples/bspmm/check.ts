@@ -9,7 +9,7 @@
 import { reduceToRoot } from './gather.js';
 import type { Plan } from './plan.js';
 import { fillTile, type Structure } from './sparse.js';
-import type { Tile } from './tile.js';
+import type { Tile } from '../common/tile.js';
 
 function denseRowOfA(s: Structure, i: number): Float64Array {
   const mi = s.rows.sizes[i]!;

@@ -21,7 +21,7 @@ import { Plan } from './plan.js';
 import { localOperands } from './operands.js';
 import { actualDensity, makeStructure, multiplyFlops } from './sparse.js';
 import { make_spmm } from './spmm.js';
-import type { Tile } from './tile.js';
+import type { Tile } from '../common/tile.js';
 
 const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;

@@ -6,7 +6,7 @@
  */
 import type { Plan } from './plan.js';
 import { fillTile } from './sparse.js';
-import { Tile } from './tile.js';
+import { Tile } from '../common/tile.js';
 
 /** Sources of tiles for `make_spmm` (each called once per tile, on the rank it is made on). */
 export interface Operands {

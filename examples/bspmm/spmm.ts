@@ -14,7 +14,7 @@
  */
 import * as ttg from 'ttg';
 import type { Plan } from './plan.js';
-import { Tile } from './tile.js';
+import { Tile } from '../common/tile.js';
 
 type K2 = [number, number];
 type K3 = [number, number, number];

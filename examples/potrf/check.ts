@@ -12,7 +12,7 @@
  */
 import * as ttg from 'ttg';
 import { fillTile, owner, tileSize, type Layout } from './matrix.js';
-import { Tile } from './tile.js';
+import { Tile } from '../common/tile.js';
 
 type K2 = [number, number];
 type K3 = [number, number, number];

@@ -14,7 +14,7 @@ import { startExample } from '../common/setup.js';
 import { parseArgs } from './cli.js';
 import { fillTile, layout, owner, potrfFlops, squareGrid, tileSize } from './matrix.js';
 import { make_cholesky } from './potrf.js';
-import { Tile } from './tile.js';
+import { Tile } from '../common/tile.js';
 
 const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;

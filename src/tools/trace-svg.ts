@@ -7,17 +7,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
+import type { TraceEvent } from '../ttg/trace.js';
+
 /** The fields of a trace event the renderer reads. */
-export interface SvgEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  pid: number;
-  tid: number;
-  dur?: number;
-  id?: number;
-  args?: Record<string, unknown>;
-}
+export type SvgEvent = Pick<TraceEvent, 'name' | 'ph' | 'ts' | 'pid' | 'tid' | 'dur' | 'id' | 'args'>;
 
 /** Options of {@link renderSvg}. */
 export interface SvgOptions {

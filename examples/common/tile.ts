@@ -1,13 +1,14 @@
 /**
- * A tile of a block-sparse matrix: `rows x cols` doubles, column-major, in a `ttg.Buffer` so the
- * GEMM device tasks can use it on any backend. Tiles travel between ranks as split metadata: the
- * shape in the message header, the doubles received straight into the new tile's buffer.
+ * A matrix tile of the examples (POTRF's dense tiles, BSpMM's irregular ones): `rows x cols`
+ * doubles in column-major order, held in a `ttg.Buffer` so device tasks can work on it anywhere.
+ * Tiles travel between ranks as split metadata: the shape in the header, the doubles as one raw
+ * payload part received straight into the new tile's buffer.
  */
 import * as ttg from 'ttg';
 
-/** One tile (leading dimension `rows`). */
+/** One tile of a tiled matrix. */
 export class Tile {
-  /** The tile's doubles, column-major. */
+  /** The tile's doubles, column-major, leading dimension `rows`. */
   readonly buf: ttg.Buffer<Float64Array>;
 
   constructor(readonly rows: number, readonly cols: number, data?: Float64Array) {
