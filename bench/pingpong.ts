@@ -6,10 +6,15 @@
  * one JSON object (SPEC §7): sizes, raw_us, ttg_us, bw_ratio_1m, bw_ratio_16m, lat_overhead_us,
  * plus idle_cpu_pct (CPU use of a rank waiting in fence() while its peer computes).
  *
+ * Both loops are measured alike: the same number of round trips, after the same untimed warm-up
+ * rounds (min(10, rounds), as the raw loop does). On this VM a transfer that follows a pause runs
+ * up to twice as slow for the next ~20 hops (the raw loop shows it too), so a run without
+ * warm-up would measure the pause, not the message path.
+ *
  * Every ttg payload is verified when it arrives: element 0 carries the round number, the rest is
  * checksummed (Fletcher-style sums mod 2^32 over its 32-bit words) against the sender's original. The round trip is
- * strictly sequential, so the checksum time (measured on both ranks, summed by an allreduce after
- * the run) is subtracted from the elapsed time: ttg_us is the message path alone. Both tasks
+ * strictly sequential, so the checksum time of the timed rounds (measured on both ranks, summed by
+ * an allreduce after the run) is subtracted from the elapsed time: ttg_us is the message path alone. Both tasks
  * consume their input and send it on, as a C++ TTG user writes `send(std::move(a))`: the array
  * is transferred, so each rank receives into the buffer its previous send just gave back, as the
  * raw loop reuses one buffer.
@@ -30,9 +35,10 @@ const SIZES = process.env['BENCH_SIZES'] === undefined ? ALL_SIZES : process.env
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
 const NO_CHECK = process.env['BENCH_NO_CHECK'] === '1'; // diagnosis only: skips the checksums
 const SCALE = Number(process.env['BENCH_SCALE'] ?? 1);
-/** Round trips per timed run (ttg) and per raw measurement, by size. */
-const TTG_ROUNDS = SIZES.map((b) => [2000, 1000, 400, 60, 8][ALL_SIZES.indexOf(b)] ?? 8).map((n) => Math.max(2, Math.round(n * SCALE)));
-const RAW_ITERS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b)] ?? 12).map((n) => Math.max(2, Math.round(n * SCALE)));
+/** Timed round trips per run, by size (raw and ttg alike). */
+const ROUNDS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b)] ?? 12).map((n) => Math.max(2, Math.round(n * SCALE)));
+/** Untimed warm-up round trips before each run: what native.pingpong does before timing. */
+const warmRounds = (rounds: number): number => Math.min(rounds, 10);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -65,6 +71,9 @@ const toPong = new ttg.Edge<number, Float64Array>('to-pong');
 const toPing = new ttg.Edge<number, Float64Array>('to-ping');
 let runEnd = 0;
 let runStart = 0;
+/** First timed round of the run: rounds before it are warm-up. */
+let timedFrom = 0;
+let started: ((t: number) => void) | undefined;
 let finished: ((t: number) => void) | undefined;
 let expected = 0;
 let got = 0;
@@ -75,7 +84,7 @@ let badSum = 0;
 function verify(a: Float64Array, round: number): void {
   if (a[0] !== round) badRound++;
   got++;
-  if (a.length > 1 && !NO_CHECK) {
+  if (a.length > 1 && !NO_CHECK && round >= timedFrom) {
     const t = performance.now();
     if (checksum(a) !== expected) badSum++;
     checkMs += performance.now() - t;
@@ -84,6 +93,7 @@ function verify(a: Float64Array, round: number): void {
 
 const ping = ttg.make_tt((k: number, a: Float64Array, out) => {
   if (k !== runStart) verify(a, k - 1);
+  if (k === timedFrom) started?.(performance.now());
   if (k === runEnd) {
     finished?.(performance.now());
     return;
@@ -112,27 +122,29 @@ async function held<T>(p: Promise<T>): Promise<T> {
 
 let nextKey = 0;
 
-/** One timed run of `rounds` round trips; returns microseconds per round trip (rank 0). */
+/** One run: warm-up, then `rounds` timed round trips; returns microseconds per round trip (rank 0). */
 async function ttgRun(base: Float64Array, expect: number, rounds: number): Promise<number> {
+  const warm = warmRounds(rounds);
   runStart = nextKey;
-  runEnd = nextKey + rounds;
+  timedFrom = runStart + warm;
+  runEnd = timedFrom + rounds;
   nextKey = runEnd + 1;
   expected = expect;
   got = 0;
   checkMs = 0;
-  let t0 = 0;
+  const t0 = new Promise<number>((resolve) => (started = resolve));
   const done = new Promise<number>((resolve) => (finished = resolve));
   if (rank === 0) {
     const a = base.slice();
     a[0] = -1;
-    t0 = performance.now();
     ping.invoke(runStart, a);
   }
   await ttg.fence();
   const [check] = await held(native.allreduce(Float64Array.of(checkMs)));
-  const us = rank === 0 ? ((await done) - t0 - check!) * 1000 / rounds : 0;
+  const us = rank === 0 ? ((await done) - (await t0) - check!) * 1000 / rounds : 0;
+  started = undefined;
   finished = undefined;
-  if (got !== rounds) badRound++;
+  if (got !== warm + rounds) badRound++;
   return us;
 }
 
@@ -143,13 +155,13 @@ for (let s = 0; s < SIZES.length; s++) {
   const base = new Float64Array(bytes / 8);
   for (let i = 0; i < base.length; i++) base[i] = i * 1.25 + bytes;
   const expect = base.length > 1 ? checksum(base) : 0;
-  await ttgRun(base, expect, Math.max(2, TTG_ROUNDS[s]! >> 2)); // warm-up
+  await ttgRun(base, expect, 2); // first use of this size: JIT, pool buffers
   const r: number[] = [];
   const t: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     await ttg.fence();
-    r.push((await held(native.pingpong(1 - rank, bytes, RAW_ITERS[s]!))) * 1e6);
-    t.push(await ttgRun(base, expect, TTG_ROUNDS[s]!));
+    r.push((await held(native.pingpong(1 - rank, bytes, ROUNDS[s]!))) * 1e6);
+    t.push(await ttgRun(base, expect, ROUNDS[s]!));
   }
   raw.push(median(r));
   viaTtg.push(median(t));
