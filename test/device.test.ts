@@ -153,6 +153,28 @@ describe('device tasks on the host backend', () => {
     }
   });
 
+  it('a chain of tasks on one tile stays on the stream (worker) that wrote it', async () => {
+    // Two chains, each rewriting its own tile: first-among-equals placement alone would move chain
+    // 1 onto stream 0 whenever both streams are idle; affinity keeps each tile on one worker.
+    const STEPS = 30;
+    const tiles = [new ttg.Buffer(new Float64Array(64).fill(1)), new ttg.Buffer(new Float64Array(64).fill(1))];
+    const used: Array<Set<number>> = [new Set(), new Set()];
+    const e = new ttg.Edge<[number, number], ttg.Buffer>('aff');
+    const tt = ttg.make_tt(function* (key: [number, number], T: ttg.Buffer, out) {
+      const { stream } = (yield ttg.device.input(T)) as ttg.device.InputResult;
+      used[key[0]]!.add(stream.index);
+      ttg.device.kernels.dscal(stream, 64, 2, T);
+      yield ttg.device.kernel();
+      if (key[1] + 1 < STEPS) out.send(0, [key[0], key[1] + 1], T);
+    }, [e], [e], { name: 'aff' });
+    ttg.make_graph_executable(tt);
+    tt.invoke([0, 0], tiles[0]!);
+    tt.invoke([1, 0], tiles[1]!);
+    await fence();
+    expect(used.map((u) => [...u])).to.deep.equal([[0], [1]]);
+    expect(tiles[1]!.host[0]).to.equal(2 ** STEPS);
+  });
+
   it('select/wait are aliases; current_stream() is the task stream inside the body and undefined outside', async () => {
     expect(ttg.device.select).to.equal(ttg.device.input);
     expect(ttg.device.wait).to.equal(ttg.device.kernel);

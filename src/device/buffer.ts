@@ -39,6 +39,8 @@ export class Buffer<T extends BufferArray = Float64Array> {
   copies: Array<DeviceCopy | undefined> = [];
   /** @internal device that wrote last (-1: the host). */
   lastWriter = -1;
+  /** @internal global id of the stream whose kernel wrote last (-1: none); its worker's cache holds the data. */
+  lastWriterStream = -1;
   /** @internal a device-to-host copy in flight. */
   toHostPending: Promise<void> | undefined = undefined;
 

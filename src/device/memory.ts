@@ -111,6 +111,7 @@ export class MemoryManager {
   markWritten(b: AnyBuffer, stream: Stream): void {
     const dev = stream.device;
     b.lastWriter = dev;
+    b.lastWriterStream = stream.id;
     if (this.backend.inPlace) return;
     const c = b.copies[dev]!;
     c.lastStream = stream.id;

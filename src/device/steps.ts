@@ -121,7 +121,7 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | InputResult {
   let st = states.get(task);
   if (st === undefined) {
-    st = { stream: r.streams.pick(chooseDevice(r, task)), pinned: new Set(), active: false };
+    st = { stream: r.streams.pick(chooseDevice(r, task), bufs), pinned: new Set(), active: false };
     states.set(task, st);
   }
   if (!st.active) {
