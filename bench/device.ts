@@ -30,7 +30,7 @@ await ttg.initialize({ device: { backend: 'host' } });
 
 // Allocated and touched once, before any timing, as the ceiling's own tiles are: fresh tiles per
 // run would put first-touch page faults, and the TLB-shootdown interrupts they send to the other
-// worker's core, inside the timed region (measured: ~3% of each worker's time).
+// worker's core, inside the timed region (~3% of each worker's time in a scratch run under perf).
 const A = new ttg.Buffer(new Float64Array(NB * NB).fill(0.5));
 const B = new ttg.Buffer(new Float64Array(NB * NB).fill(0.25));
 const Cs = Array.from({ length: CHAINS }, () => new ttg.Buffer(new Float64Array(NB * NB).fill(1)));

@@ -12,10 +12,10 @@
  * warm-up would measure the pause, not the message path.
  *
  * Every ttg payload is verified when it arrives: element 0 carries the round number, the rest is
- * checksummed (Fletcher-style sums mod 2^32 over its 32-bit words) against the sender's original. The round trip is
- * strictly sequential, so the checksum time of the timed rounds (measured on both ranks, summed by
- * an allreduce after the run) is subtracted from the elapsed time: ttg_us is the message path alone. Both tasks
- * consume their input and send it on, as a C++ TTG user writes `send(std::move(a))`: the array
+ * checksummed (Fletcher-style sums mod 2^32 over its 32-bit words) against the sender's original.
+ * The round trip is strictly sequential, so the checksum time of the timed rounds (measured on
+ * both ranks, summed by an allreduce after the run) is subtracted from the elapsed time: ttg_us is
+ * the message path alone. Both tasks consume their input and send it on, as a C++ TTG user writes `send(std::move(a))`: the array
  * is transferred, so each rank receives into the buffer its previous send just gave back, as the
  * raw loop reuses one buffer.
  *
