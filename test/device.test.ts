@@ -142,7 +142,9 @@ describe('device tasks on the host backend', () => {
       expect(shorter).to.be.greaterThan(0);
       return (Math.min(a[1]!, b[1]!) - Math.max(a[0]!, b[0]!)) / shorter;
     };
-    expect(await overlap()).to.be.greaterThan(0.5);
+    // Serial streams give <= 0 (the control below); 0.1 leaves room for a loaded CI machine, where
+    // another process delaying one worker measured 0.26.
+    expect(await overlap()).to.be.greaterThan(0.1);
     expect(new Set(streams).size, 'the two tasks got different streams').to.equal(2);
     // Control: with one stream the same two tasks run one after the other.
     await reconfigureDevices({ backend: 'host', streams: 1 });
