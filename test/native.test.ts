@@ -48,4 +48,26 @@ describe('native addon (single process)', () => {
       addon.finalize();
     }
   });
+
+  it('a delayed allreduce starts after its delay, and a later collective does not overtake it', async () => {
+    const addon = requireNative();
+    addon.start(() => {});
+    try {
+      const order: string[] = [];
+      const t0 = performance.now();
+      const late = addon.allreduce(new Float64Array([7]), 40_000).then((v) => {
+        order.push('allreduce');
+        return { v: [...v], ms: performance.now() - t0 };
+      });
+      const after = addon.barrier().then(() => order.push('barrier'));
+      const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
+      const [{ v, ms }] = await Promise.all([late, after]);
+      clearInterval(keep);
+      expect(v).to.deep.equal([7]);
+      expect(ms).to.be.at.least(39);
+      expect(order).to.deep.equal(['allreduce', 'barrier']);
+    } finally {
+      addon.finalize();
+    }
+  });
 });

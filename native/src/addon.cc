@@ -245,6 +245,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     Napi::Float64Array v = info[0].As<Napi::Float64Array>();
     cmd.values.assign(v.Data(), v.Data() + v.ElementLength());
+    if (info.Length() > 1 && info[1].IsNumber()) {
+      const double us = info[1].As<Napi::Number>().DoubleValue();
+      cmd.delay_us = us > 0 ? static_cast<std::uint32_t>(std::min(us, 1e7)) : 0;
+    }
     return Collective(info.Env(), std::move(cmd), "allreduce");
   }
 

@@ -141,7 +141,17 @@ void CommThread::run(bool use_mpi) {
     } catch (const std::exception& e) {
       b.arrivals.push_back(error_arrival(e.what()));
     }
+    const auto now = colls.empty() && deferred_.empty() ? Clock::time_point{} : Clock::now();
     for (CollCmd& c : colls) {
+      const auto due = now + std::chrono::microseconds(c.delay_us);
+      deferred_.emplace_back(due, std::move(c));
+    }
+    // In call order: a later collective never overtakes a delayed one (MPI needs the same order
+    // on every rank).
+    while (!deferred_.empty() && deferred_.front().first <= now) {
+      CollCmd c = std::move(deferred_.front().second);
+      deferred_.pop_front();
+      active = true;
       const std::uint64_t promise = c.promise;
       try {
         transport_->collective(std::move(c), b);
@@ -165,8 +175,9 @@ void CommThread::run(bool use_mpi) {
       last_active = Clock::now();
       continue;
     }
+    const auto until = deferred_.empty() ? Clock::time_point::max() : deferred_.front().first;
     if (!transport_->needs_polling()) {
-      idle_wait(sleep_us, max_idle_us_);
+      idle_wait(sleep_us, max_idle_us_, until);
       continue;
     }
     const auto idle = Clock::now() - last_active;
@@ -180,11 +191,13 @@ void CommThread::run(bool use_mpi) {
     spinning_.store(false, std::memory_order_relaxed);
     const bool deep = idle - window > kDeepIdleAfter;
     if (computing) sleep_us = compute_idle_us_;  // no short sleeps: wake on a poke or the cap
-    idle_wait(sleep_us, computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_);
+    idle_wait(sleep_us, computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_, until);
   }
   g_after_kernel.store(nullptr, std::memory_order_relaxed);
   g_running.store(nullptr, std::memory_order_release);
   Batch last;
+  for (auto& [due, c] : deferred_) last.completions.push_back(Completion{c.promise, false, {}, "finalized before it started"});
+  deferred_.clear();
   try {
     transport_->shutdown(last);
   } catch (const std::exception& e) {
@@ -203,17 +216,21 @@ void CommThread::poke_running() {
   c->in_cv_.notify_one();
 }
 
-void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us) {
+void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until) {
   std::unique_lock<std::mutex> lk(in_mu_);
   auto has_work = [this] {
     return poked_.exchange(false, std::memory_order_relaxed) || stop_ || abort_ || !sends_.empty() || !recvs_.empty() || !colls_.empty();
   };
   if (!transport_->needs_polling()) {
-    in_cv_.wait(lk, has_work);
+    if (until == std::chrono::steady_clock::time_point::max()) {
+      in_cv_.wait(lk, has_work);
+    } else {
+      in_cv_.wait_until(lk, until, has_work);
+    }
     return;
   }
   sleep_us = sleep_us == 0 ? 1 : std::min(sleep_us * 2, cap_us);
-  in_cv_.wait_for(lk, std::chrono::microseconds(sleep_us), has_work);
+  in_cv_.wait_until(lk, std::min(until, std::chrono::steady_clock::now() + std::chrono::microseconds(sleep_us)), has_work);
 }
 
 void CommThread::publish(Batch&& b) {

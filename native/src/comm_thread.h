@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -42,7 +44,7 @@ class CommThread {
  private:
   void run(bool use_mpi);
   void publish(Batch&& b);
-  void idle_wait(unsigned& sleep_us, unsigned cap_us);
+  void idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until);
   static void poke_running();
   template <typename Cmd>
   void push(std::vector<Cmd>& q, Cmd&& cmd);
@@ -65,6 +67,8 @@ class CommThread {
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
+  // Collectives waiting for their start time (comm thread only), in call order.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, CollCmd>> deferred_;
   std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
   bool stop_ = false;

@@ -179,6 +179,7 @@ struct CollCmd {
   CollKind kind = CollKind::Barrier;
   std::uint64_t promise = 0;
   std::vector<double> values;  // allreduce operand, summed in place
+  std::uint32_t delay_us = 0;  // start no sooner than this long after it was enqueued (in order)
   int peer = 0;                // pingpong
   std::size_t bytes = 0;
   int iters = 0;

@@ -135,8 +135,12 @@ export interface NativeAddon {
    * true and no {@link NativeRecvdEvent} follows. Otherwise returns false and the event follows.
    */
   recv(id: number, views: ArrayBufferView[], inline?: boolean): boolean;
-  /** Element-wise sum over all ranks (non-blocking MPI_Iallreduce progressed by the comm thread). */
-  allreduce(values: Float64Array): Promise<Float64Array>;
+  /**
+   * Element-wise sum over all ranks (non-blocking MPI_Iallreduce progressed by the comm thread).
+   * `delayUs`: the comm thread starts it that long after this call (collectives still start in
+   * the order they were called); the JS thread needs no timer for the pause.
+   */
+  allreduce(values: Float64Array, delayUs?: number): Promise<Float64Array>;
   /** Resolves when every rank has entered the barrier. */
   barrier(): Promise<void>;
   /**
