@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
+import { arrivalEvents, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
 
 describe('native addon (single process)', () => {
   it('loads', () => {
@@ -20,8 +20,8 @@ describe('native addon (single process)', () => {
     const addon = requireNative();
     const events: NativeEvent[] = [];
     let wake: () => void = () => {};
-    const world = addon.start((batch) => {
-      events.push(...batch);
+    const world = addon.start((meta, bytes, extra) => {
+      events.push(...arrivalEvents(meta, bytes, extra));
       wake();
     });
     try {
@@ -32,7 +32,7 @@ describe('native addon (single process)', () => {
       const msg = events.find((e) => e.kind === 'msg');
       if (msg?.kind !== 'msg') throw new Error('no msg event');
       expect([...msg.header]).to.deep.equal([1, 2, 3]);
-      expect(msg.sizes).to.deep.equal([8000]);
+      expect([...msg.sizes]).to.deep.equal([8000]);
       const into = new Float64Array(1000);
       expect(() => addon.recv(msg.id, [new Float64Array(3)])).to.throw(RangeError, /bytes/);
       addon.recv(msg.id, [into]);

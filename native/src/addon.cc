@@ -41,16 +41,21 @@ class NativeAddon;
 void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*);
 using Tsfn = Napi::TypedThreadSafeFunction<NativeAddon, void, call_js>;
 
+// A message whose payload JS still has to receive (by recv) into views of its choosing.
 struct PendingMsg {
   int src;
   int tag;
   std::vector<std::uint64_t> sizes;
   std::vector<Span> loop_src;
   std::uint64_t loop_pin;
-  bool is_eager;
-  OwnedBytes eager;  // payload sent inside the header message
-  std::size_t eager_off;
 };
+
+// Layout of one arrival in the meta array handed to JS (mirrored by src/ttg/native.ts):
+// kind, src, id, header bytes, payload mode, number of parts, then each part's byte size.
+constexpr std::size_t kArrivalFields = 6;
+constexpr double kRecvNeeded = 0;    // JS calls recv(id, views) (or the message has no parts)
+constexpr double kEagerPayload = 1;  // the payload follows the header in the batch's bytes
+constexpr double kLentBuffers = 2;   // the payload is in pool buffers, extra[event]
 
 struct PendingPromise {
   Napi::Promise::Deferred deferred;
@@ -80,14 +85,12 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   void Deliver(Napi::Env env, Napi::Function fn) {
     Batch b = comm().take();
     Release(b.released);
-    Napi::Array events = Napi::Array::New(env, b.arrivals.size());
-    uint32_t n = 0;
-    for (Arrival& a : b.arrivals) events[n++] = ToJs(env, a);
     // Arrivals first: a collective that completed in the same batch (e.g. a termination wave)
     // must see JS's counters already updated by these messages.
-    if (n > 0 && started_ && !fn.IsEmpty()) {
+    if (!b.arrivals.empty() && started_ && !fn.IsEmpty()) {
+      ArrivalBatch batch = Flatten(env, b.arrivals);
       try {
-        fn.Call({events});
+        fn.Call({batch.meta, batch.bytes, batch.extra});
       } catch (const Napi::Error& e) {
         napi_fatal_exception(env, e.Value());
       }
@@ -204,22 +207,17 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                                              std::to_string(m.sizes[i]));
       }
     }
-    // inline: the payload is already here (sent eagerly, or loopback): copy it now and report
+    // inline: the payload is already in this process (loopback): copy it now and report
     // completion by returning true, with no 'recvd' event.
-    if (info[2].ToBoolean().Value() && (m.is_eager || !m.loop_src.empty())) {
+    if (info[2].ToBoolean().Value() && !m.loop_src.empty()) {
       std::uint64_t bytes = 0;
-      std::size_t off = m.eager_off;
       for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
         const std::size_t n = cmd.parts[i].bytes;
-        const void* from = m.is_eager ? static_cast<const void*>(m.eager.get() + off) : m.loop_src[i].data;
-        if (n) std::memcpy(cmd.parts[i].data, from, n);
-        off += n;
+        if (n) std::memcpy(cmd.parts[i].data, m.loop_src[i].data, n);
         bytes += n;
       }
-      if (!m.is_eager) {
-        comm().stats.recv_bytes += bytes;  // eager payloads were counted on arrival
-        if (m.loop_pin) pins_.erase(m.loop_pin);
-      }
+      comm().stats.recv_bytes += bytes;
+      if (m.loop_pin) pins_.erase(m.loop_pin);
       pending_.erase(it);
       return Napi::Boolean::New(env, true);
     }
@@ -228,9 +226,6 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.tag = m.tag;
     cmd.loop_src = m.loop_src;
     cmd.loop_pin = m.loop_pin;
-    cmd.is_eager = m.is_eager;
-    cmd.eager = std::move(it->second.eager);
-    cmd.eager_off = m.eager_off;
     cmd.pin = Pin(views);
     pending_.erase(it);
     comm().enqueue(std::move(cmd));
@@ -403,41 +398,63 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
   }
 
-  Napi::Value ToJs(Napi::Env env, Arrival& a) {
-    Napi::Object o = Napi::Object::New(env);
-    switch (a.kind) {
-      case Arrival::Kind::Msg: {
-        o["kind"] = "msg";
-        o["src"] = a.src;
-        // Headers are small; a copy is cheaper than an external buffer's finalizer.
-        Napi::Uint8Array h = Napi::Uint8Array::New(env, a.header.size());
-        if (!a.header.empty()) std::memcpy(h.Data(), a.header.data(), a.header.size());
-        o["header"] = h;
-        Napi::Array sizes = Napi::Array::New(env, a.sizes.size());
-        for (uint32_t i = 0; i < a.sizes.size(); ++i) sizes[i] = static_cast<double>(a.sizes[i]);
-        o["sizes"] = sizes;
-        o["id"] = static_cast<double>(a.id);
-        if (!a.pre.empty()) {
+  struct ArrivalBatch {
+    Napi::Float64Array meta;
+    Napi::Uint8Array bytes;
+    Napi::Value extra;
+  };
+
+  // One batch as two typed arrays (see ArrivalField in src/ttg/native.ts): per event a row of
+  // numbers in `meta`, its header bytes (and an eager payload) in `bytes`; only lent buffers and
+  // error texts need JS objects, in `extra` by event index. Far cheaper than an object per event.
+  ArrivalBatch Flatten(Napi::Env env, std::vector<Arrival>& arrivals) {
+    std::size_t nmeta = 0, nbytes = 0;
+    bool need_extra = false;
+    for (const Arrival& a : arrivals) {
+      nmeta += kArrivalFields + a.sizes.size();
+      if (a.kind == Arrival::Kind::Msg) {
+        nbytes += a.header.size();
+        if (a.is_eager) nbytes += a.eager.size - a.eager_off;
+      }
+      need_extra = need_extra || !a.pre.empty() || a.kind == Arrival::Kind::Error;
+    }
+    ArrivalBatch out{Napi::Float64Array::New(env, nmeta), Napi::Uint8Array::New(env, nbytes),
+                     need_extra ? Napi::Array::New(env, arrivals.size()) : env.Undefined()};
+    double* m = out.meta.Data();
+    std::uint8_t* p = out.bytes.Data();
+    for (std::size_t e = 0; e < arrivals.size(); ++e) {
+      Arrival& a = arrivals[e];
+      double mode = kRecvNeeded;
+      if (a.kind == Arrival::Kind::Msg) {
+        if (!a.header.empty()) std::memcpy(p, a.header.data(), a.header.size());
+        p += a.header.size();
+        if (a.is_eager) {
+          const std::size_t n = a.eager.size - a.eager_off;
+          if (n) std::memcpy(p, a.eager.get() + a.eager_off, n);
+          p += n;
+          mode = kEagerPayload;
+        } else if (!a.pre.empty()) {
           // Already received into pool buffers: lend them to JS (back on GC or on transfer).
           Napi::Array bufs = Napi::Array::New(env, a.pre.size());
           for (uint32_t i = 0; i < a.pre.size(); ++i) bufs[i] = PoolLeases::instance().lend(env, a.pre[i]);
-          o["buffers"] = bufs;
+          out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = bufs;
+          mode = kLentBuffers;
         } else if (!a.sizes.empty()) {
-          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin,
-                                            a.is_eager, std::move(a.eager), a.eager_off});
+          pending_.emplace(a.id, PendingMsg{a.src, a.tag, a.sizes, std::move(a.loop_src), a.loop_pin});
         }
-        break;
+      } else if (a.kind == Arrival::Kind::Error) {
+        out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = Napi::String::New(env, a.message);
       }
-      case Arrival::Kind::Recvd:
-        o["kind"] = "recvd";
-        o["id"] = static_cast<double>(a.id);
-        break;
-      case Arrival::Kind::Error:
-        o["kind"] = "error";
-        o["message"] = a.message;
-        break;
+      m[0] = static_cast<double>(a.kind);
+      m[1] = a.src;
+      m[2] = static_cast<double>(a.id);
+      m[3] = static_cast<double>(a.header.size());
+      m[4] = mode;
+      m[5] = static_cast<double>(a.sizes.size());
+      for (std::size_t i = 0; i < a.sizes.size(); ++i) m[kArrivalFields + i] = static_cast<double>(a.sizes[i]);
+      m += kArrivalFields + a.sizes.size();
     }
-    return o;
+    return out;
   }
 
   bool started_ = false;

@@ -158,8 +158,8 @@ struct SendCmd {
 };
 
 // `src`/`tag` come from the Arrival that announced the message; `loop_*` only for loopback,
-// where the "payload in flight" is the sender's own pinned memory. `eager`: the payload came
-// inside the header message (small messages); the parts are copied from `eager` at `eager_off`.
+// where the "payload in flight" is the sender's own pinned memory. (A payload sent inside the
+// header message never needs one: JS gets it with the header.)
 struct RecvCmd {
   std::uint64_t id = 0;
   int src = 0;
@@ -168,9 +168,6 @@ struct RecvCmd {
   std::uint64_t pin = 0;
   std::vector<Span> loop_src;
   std::uint64_t loop_pin = 0;
-  bool is_eager = false;
-  OwnedBytes eager;
-  std::size_t eager_off = 0;
 };
 
 enum class CollKind { Allreduce, Barrier, Pingpong };

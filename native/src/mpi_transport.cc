@@ -5,8 +5,8 @@
 //   hdr_comm, tag kHeaderTag: envelope = Head, nparts x uint64 size, header bytes (the single tag
 //                             makes MPI's non-overtaking rule keep headers in order).
 //     eager (payload total <= TTG_EAGER_BYTES, default 64 KiB): the payload parts follow the
-//                             header in the same envelope; the receiver copies them out when JS
-//                             calls recv, so a small message needs one trip through JS, not two.
+//                             header in the same envelope and reach JS with it (addon.cc
+//                             Flatten), so a small message needs one trip through JS, not two.
 //     else: data_comm, tag = per-destination sequence number: each payload part, in order, sent
 //                             from the JS array's own memory. Plain typed arrays (flag kPlain): the
 //                             receiver's comm thread receives them at once into RecvPool buffers and
@@ -168,21 +168,6 @@ class MpiTransport final : public Transport {
   }
 
   void recv(RecvCmd&& cmd, Batch& out) override {
-    if (cmd.is_eager) {
-      // JS asked for a 'recvd' event (see addon.cc Recv, inline = false): copy and report at once.
-      std::size_t off = cmd.eager_off;
-      for (const Span& part : cmd.parts) {
-        if (off + part.bytes > cmd.eager.size) throw std::runtime_error("ttg_native: eager payload shorter than its parts");
-        if (part.bytes) std::memcpy(part.data, cmd.eager.get() + off, part.bytes);
-        off += part.bytes;
-      }
-      Arrival a;
-      a.kind = Arrival::Kind::Recvd;
-      a.id = cmd.id;
-      out.arrivals.push_back(std::move(a));
-      if (cmd.pin) out.released.push_back(cmd.pin);
-      return;
-    }
     PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0};
     for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
       TTG_CHECK_MPI(MPI_Irecv(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.src, cmd.tag,

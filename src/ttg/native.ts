@@ -35,11 +35,12 @@ export interface NativeWorld {
 }
 
 /**
- * An active message's header has arrived. When `buffers` is present, the payload is already in
- * them (one ArrayBuffer of `sizes[i]` bytes per part; messages sent with `plain`). Otherwise, when
- * `sizes` is not empty, allocate one view per part with exactly `sizes[i]` bytes and call
- * {@link NativeAddon.recv} with `id`; the payload then lands directly in those views (and a
- * {@link NativeRecvdEvent} follows unless `recv` returned true).
+ * An active message's header has arrived. When `eager` is present, the payload came inside the
+ * header message: its parts follow each other in `eager`. When `buffers` is present, the payload
+ * is already in them (one ArrayBuffer of `sizes[i]` bytes per part; messages sent with `plain`).
+ * Otherwise, when `sizes` is not empty, allocate one view per part with exactly `sizes[i]` bytes
+ * and call {@link NativeAddon.recv} with `id`; the payload then lands directly in those views (and
+ * a {@link NativeRecvdEvent} follows unless `recv` returned true).
  */
 export interface NativeMsgEvent {
   /** Discriminant. */
@@ -49,9 +50,11 @@ export interface NativeMsgEvent {
   /** The header bytes as sent (a private copy). */
   header: Uint8Array;
   /** Byte length of each payload part, in send order. */
-  sizes: number[];
+  sizes: readonly number[] | Float64Array;
   /** Receiver-local message id, for {@link NativeAddon.recv}. */
   id: number;
+  /** The payload, for small messages that carried it inside the header message (no recv). */
+  eager?: Uint8Array;
   /** The received payload parts, for messages sent with `plain` (then no recv is needed). */
   buffers?: ArrayBuffer[];
 }
@@ -72,8 +75,57 @@ export interface NativeErrorEvent {
   message: string;
 }
 
-/** One element of a batch passed to the `onArrivals` callback. */
+/** One arrival, as {@link arrivalEvents} spells out a batch. */
 export type NativeEvent = NativeMsgEvent | NativeRecvdEvent | NativeErrorEvent;
+
+/**
+ * Columns of one arrival's row in a batch's `meta` (native/src/addon.cc, Flatten); the row ends
+ * with `Parts` byte sizes. Rows and byte ranges follow each other in arrival order: a message's
+ * header bytes, then (mode `Eager`) its payload, are the next bytes of the batch's `bytes`.
+ */
+export const enum ArrivalField { Kind, Src, Id, HeaderBytes, Mode, Parts, Sizes }
+/** `meta[ArrivalField.Kind]`. */
+export const enum ArrivalKind { Msg, Recvd, Error }
+/** `meta[ArrivalField.Mode]` of a message: where its payload is. */
+export const enum PayloadMode {
+  /** Received by {@link NativeAddon.recv} (or there are no parts). */
+  Recv,
+  /** In the batch's bytes, after the header. */
+  Eager,
+  /** In pool buffers the addon lends: `extra[event]`. */
+  Lent,
+}
+
+/**
+ * Receives one batch of arrivals: a row of numbers per arrival in `meta` (see
+ * {@link ArrivalField}), the header (and eager payload) bytes in `bytes`, and per arrival index
+ * the lent buffers of a message or the text of an error in `extra` (undefined when none has any).
+ */
+export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined) => void;
+
+/** Spells a batch out as one object per arrival (tests and tools; the transport reads it flat). */
+export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined): NativeEvent[] {
+  const events: NativeEvent[] = [];
+  let off = 0;
+  for (let m = 0, e = 0; m < meta.length; e++) {
+    const parts = meta[m + ArrivalField.Parts]!;
+    const sizes = [...meta.subarray(m + ArrivalField.Sizes, m + ArrivalField.Sizes + parts)];
+    const kind = meta[m + ArrivalField.Kind]!;
+    const id = meta[m + ArrivalField.Id]!;
+    if (kind === ArrivalKind.Recvd) events.push({ kind: 'recvd', id });
+    else if (kind === ArrivalKind.Error) events.push({ kind: 'error', message: String(extra?.[e]) });
+    else {
+      const header = bytes.subarray(off, (off += meta[m + ArrivalField.HeaderBytes]!));
+      const ev: NativeMsgEvent = { kind: 'msg', src: meta[m + ArrivalField.Src]!, header, sizes, id };
+      const mode = meta[m + ArrivalField.Mode];
+      if (mode === PayloadMode.Eager) ev.eager = bytes.subarray(off, (off += sizes.reduce((a, b) => a + b, 0)));
+      else if (mode === PayloadMode.Lent) ev.buffers = extra![e] as ArrayBuffer[];
+      events.push(ev);
+    }
+    m += ArrivalField.Sizes + parts;
+  }
+  return events;
+}
 
 /** Counters of the comm thread since the last {@link NativeAddon.start}. */
 export interface NativeStats {
@@ -117,7 +169,7 @@ export interface NativeAddon {
    * thread keeps the event loop alive until {@link NativeAddon.finalize} or
    * {@link NativeAddon.keepAlive}(false).
    */
-  start(onArrivals: (events: NativeEvent[]) => void): NativeWorld;
+  start(onArrivals: ArrivalsCallback): NativeWorld;
   /**
    * Enqueues an active message to `dest`. The header is copied; the `parts` are sent from
    * their own memory, so they must not be modified until the receiver has them (the addon

@@ -9,13 +9,16 @@ import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
-import type { NativeAddon, NativeEvent } from './native.js';
+import { ArrivalField, ArrivalKind, PayloadMode, type NativeAddon } from './native.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
 import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
 import { traceFileFromEnv, tracer } from './trace.js';
 import type { Transport } from './transport.js';
 import { Wire, type Target, type WireMessage } from './wire.js';
+
+const NO_BYTES: Uint8Array = new Uint8Array(0);
+const NO_SIZES = new Float64Array(0);
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
@@ -94,7 +97,7 @@ export class MpiTransport implements Transport {
 
   constructor(private readonly native: NativeAddon) {
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
-    const w = native.start((events) => this.onArrivals(events));
+    const w = native.start((meta, bytes, extra) => this.onArrivals(meta, bytes, extra));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
@@ -278,23 +281,43 @@ export class MpiTransport implements Transport {
     return out;
   }
 
-  private onArrivals(events: NativeEvent[]): void {
-    for (const ev of events) {
-      try {
-        if (ev.kind === 'msg') {
-          if (this.trail === 0) this.onHeader(ev.src, ev.header, ev.sizes, ev.id, ev.buffers, undefined);
-          else this.onTrailed(ev.src, ev.header, ev.sizes, ev.id, ev.buffers);
+  /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
+  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined): void {
+    let off = 0;
+    for (let m = 0, e = 0; m < meta.length; e++) {
+      const row = m;
+      const nparts = meta[row + ArrivalField.Parts]!;
+      m += ArrivalField.Sizes + nparts;
+      const kind = meta[row + ArrivalField.Kind];
+      let header = NO_BYTES;
+      let eager: Uint8Array | undefined;
+      if (kind === ArrivalKind.Msg) {
+        header = bytes.subarray(off, (off += meta[row + ArrivalField.HeaderBytes]!));
+        if (meta[row + ArrivalField.Mode] === PayloadMode.Eager) {
+          let n = 0;
+          for (let i = row + ArrivalField.Sizes; i < m; i++) n += meta[i]!;
+          eager = bytes.subarray(off, (off += n));
         }
-        else if (ev.kind === 'recvd') this.onPayload(ev.id);
-        else scheduler.recordError(Errors.transport(`comm thread: ${ev.message}`, this.rank));
-      } catch (e) {
-        scheduler.recordError(e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, this.rank, e));
+      }
+      try {
+        if (kind === ArrivalKind.Msg) {
+          const src = meta[row + ArrivalField.Src]!;
+          const id = meta[row + ArrivalField.Id]!;
+          const sizes = nparts === 0 ? NO_SIZES : meta.subarray(row + ArrivalField.Sizes, m);
+          const buffers = meta[row + ArrivalField.Mode] === PayloadMode.Lent ? (extra![e] as ArrayBuffer[]) : undefined;
+          if (this.trail === 0) this.onHeader(src, header, sizes, id, buffers, eager, undefined);
+          else this.onTrailed(src, header, sizes, id, buffers, eager);
+        }
+        else if (kind === ArrivalKind.Recvd) this.onPayload(meta[row + ArrivalField.Id]!);
+        else scheduler.recordError(Errors.transport(`comm thread: ${String(extra?.[e])}`, this.rank));
+      } catch (err) {
+        scheduler.recordError(err instanceof TtgError ? err : Errors.transport(`handling a message failed: ${String(err)}`, this.rank, err));
       }
     }
   }
 
   /** Splits and checks the trailer, then handles the header. */
-  private onTrailed(src: number, raw: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined): void {
+  private onTrailed(src: number, raw: Uint8Array, sizes: Float64Array, id: number, buffers: ArrayBuffer[] | undefined, eager: Uint8Array | undefined): void {
     const n = raw.length - TRAILER;
     const dv = n >= 0 ? new DataView(raw.buffer, raw.byteOffset + n, TRAILER) : undefined;
     const flags = dv === undefined ? -1 : dv.getUint8(16);
@@ -307,10 +330,11 @@ export class MpiTransport implements Transport {
       if ((flags & Trail.Counted) !== 0) this.received++;
       throw Errors.corrupt(undefined, undefined, undefined, undefined, src, this.rank);
     }
-    this.onHeader(src, header, sizes, id, buffers, tail);
+    this.onHeader(src, header, sizes, id, buffers, eager, tail);
   }
 
-  private onHeader(src: number, header: Uint8Array, sizes: number[], id: number, buffers: ArrayBuffer[] | undefined, tail: Tail | undefined): void {
+  private onHeader(src: number, header: Uint8Array, sizes: Float64Array, id: number, buffers: ArrayBuffer[] | undefined,
+    eager: Uint8Array | undefined, tail: Tail | undefined): void {
     let decoded: DecodedMessage<WireMessage>;
     try {
       decoded = decode<WireMessage>(header, buffers);
@@ -346,7 +370,14 @@ export class MpiTransport implements Transport {
         new Error(`payload sizes [${sizes.join(', ')}] do not match the decoded arrays [${decoded.parts.map((p) => p.byteLength).join(', ')}]`));
     }
     payloadProbe.onRecv?.(decoded.parts);
-    // Small payloads ride in the header message and are copied into the arrays right here.
+    if (eager !== undefined) {
+      // A small payload rode in the header message: one copy, into the arrays that keep it.
+      let o = 0;
+      for (const p of decoded.parts) new Uint8Array(p.buffer, p.byteOffset, p.byteLength).set(eager.subarray(o, (o += p.byteLength)));
+      this.deliver(src, decoded, tail);
+      return;
+    }
+    // Loopback: the payload is in this process and is copied into the arrays right here.
     if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail);
     else this.receiving.set(id, { src, decoded, tail });
   }

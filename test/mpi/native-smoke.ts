@@ -1,7 +1,7 @@
 // Run under `mpirun -np N`: every rank sends every rank (itself included) a header-only message
 // and a message with a 16 MiB Float64Array received directly into a JS-allocated array, checks
 // header order and contents, runs an allreduce and a barrier, then prints one result line.
-import { requireNative, type NativeEvent } from '../../src/ttg/native.js';
+import { arrivalEvents, requireNative, type NativeEvent } from '../../src/ttg/native.js';
 
 const ELEMS = (16 * 2 ** 20) / 8;
 const SMALL = 5; // header-only messages per pair, to check ordering
@@ -9,9 +9,9 @@ const addon = requireNative();
 const pending: NativeEvent[] = [];
 let wake: () => void = () => {};
 let batches = 0;
-const { rank, size, mpi } = addon.start((batch) => {
+const { rank, size, mpi } = addon.start((meta, bytes, extra) => {
   batches++;
-  pending.push(...batch);
+  pending.push(...arrivalEvents(meta, bytes, extra));
   wake();
 });
 
@@ -20,7 +20,9 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 for (let dst = 0; dst < size; dst++) {
-  for (let s = 0; s < SMALL; s++) addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: s })), []);
+  for (let s = 0; s < SMALL - 1; s++) addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: s })), []);
+  // a small payload travels inside the header message and arrives with it (eager)
+  addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: SMALL - 1 })), [Uint16Array.of(rank, dst, 7)]);
   const big = new Float64Array(ELEMS);
   for (let i = 0; i < ELEMS; i++) big[i] = value(rank, dst, i);
   addon.send(dst, encoder.encode(JSON.stringify({ src: rank, seq: SMALL })), [big, new Uint8Array([rank, dst])]);
@@ -38,7 +40,10 @@ while (bigDone < size) {
       const h = JSON.parse(decoder.decode(e.header)) as { src: number; seq: number };
       if (h.src !== e.src || h.seq !== (lastSeq.get(e.src) ?? -1) + 1) bad++;
       lastSeq.set(e.src, h.seq);
-      if (e.sizes.length > 0) {
+      if (h.seq === SMALL - 1) {
+        const want = new Uint8Array(Uint16Array.of(e.src, rank, 7).buffer);
+        if (e.eager === undefined || e.sizes.length !== 1 || e.eager.join() !== want.join()) bad++;
+      } else if (e.sizes.length > 0) {
         const big = new Float64Array(e.sizes[0]! / 8);
         const tail = new Uint8Array(e.sizes[1]!);
         inflight.set(e.id, { src: e.src, big, tail });
