@@ -42,6 +42,14 @@ describe('native addon (single process)', () => {
       expect([...sum]).to.deep.equal([2, 3]);
       await addon.barrier();
       expect(addon.stats()).to.include({ sent_msgs: 1, recv_msgs: 1 });
+      // copy: the addon copies the parts before send returns; they arrive with the header
+      const small = Float64Array.of(4.25, -1);
+      addon.send(0, new Uint8Array([9]), [small], false, false, true);
+      small[0] = 0;
+      while (!events.some((e) => e.kind === 'msg' && e.header[0] === 9)) await new Promise<void>((r) => (wake = r));
+      const copied = events.find((e) => e.kind === 'msg' && e.header[0] === 9);
+      if (copied?.kind !== 'msg' || copied.eager === undefined) throw new Error('no eager msg event');
+      expect([...new Float64Array(copied.eager.slice().buffer)]).to.deep.equal([4.25, -1]);
       expect(() => addon.send(1, new Uint8Array(0), [])).to.throw(RangeError, /not a rank/);
     } finally {
       addon.finalize();

@@ -50,6 +50,13 @@ struct PendingMsg {
   std::uint64_t loop_pin;
 };
 
+constexpr std::size_t kMaxCopyBytes = std::size_t{1} << 20;
+
+// An eager payload starts at an 8-byte boundary of the batch's bytes, so JS can copy each part
+// with a typed-array view of the same type (no byte view of a small on-heap array, which would
+// make V8 move it off the heap).
+constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+
 // Layout of one arrival in the meta array handed to JS (mirrored by src/ttg/native.ts):
 // kind, src, id, header bytes, payload mode, number of parts, then each part's byte size.
 constexpr std::size_t kArrivalFields = 6;
@@ -166,9 +173,25 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     SendCmd cmd;
     cmd.dest = static_cast<int>(d);
     cmd.header.assign(static_cast<const std::uint8_t*>(h.data), static_cast<const std::uint8_t*>(h.data) + h.bytes);
-    cmd.parts = Spans(env, parts, "send");
-    cmd.pin = Pin(parts);
+    cmd.parts = Spans(env, parts, "send: parts");
     cmd.plain = info[3].ToBoolean().Value();
+    if (info[5].ToBoolean().Value()) {
+      // copy: JS may reuse the parts' memory as soon as this returns (small staged payloads).
+      std::size_t total = 0;
+      for (const Span& s : cmd.parts) total += s.bytes;
+      if (total > kMaxCopyBytes) throw Napi::RangeError::New(env, "ttg_native.send: copy is for payloads of at most 1 MiB");
+      cmd.copied = true;
+      cmd.copy = OwnedBytes(total);
+      std::uint8_t* q = cmd.copy.get();
+      for (Span& s : cmd.parts) {
+        if (s.bytes) std::memcpy(q, s.data, s.bytes);
+        s.data = q;
+        q += s.bytes;
+      }
+      comm().enqueue(std::move(cmd));
+      return env.Undefined();
+    }
+    cmd.pin = Pin(parts);
     // transfer: the sender gives up these arrays (a moved value); lent pool buffers among them
     // are detached now and reused once sent. Loopback reads the sender's memory, so never there.
     if (info[4].ToBoolean().Value() && comm().uses_mpi()) {
@@ -193,7 +216,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (!info[1].IsArray()) throw Napi::TypeError::New(env, "ttg_native.recv: views must be an array of ArrayBufferViews");
     Napi::Array views = info[1].As<Napi::Array>();
     RecvCmd cmd;
-    cmd.parts = Spans(env, views, "recv");
+    cmd.parts = Spans(env, views, "recv: parts");
     const PendingMsg& m = it->second;
     if (cmd.parts.size() != m.sizes.size()) {
       throw Napi::RangeError::New(env, "ttg_native.recv: message " + std::to_string(id) + " has " +
@@ -333,12 +356,13 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (!started_) throw Napi::Error::New(env, std::string("ttg_native.") + what + ": call start() first (or after finalize())");
   }
 
+  // `what` is e.g. "send: parts" (errors name the index).
   std::vector<Span> Spans(Napi::Env env, Napi::Array views, const char* what) {
     std::vector<Span> spans(views.Length());
     for (uint32_t i = 0; i < views.Length(); ++i) {
-      spans[i] = view_span(views.Get(i), std::string(what) + ": parts[" + std::to_string(i) + "]");
+      spans[i] = view_span(views.Get(i), what, i);
       if (spans[i].bytes > static_cast<std::size_t>(INT_MAX)) {
-        throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": parts[" + std::to_string(i) + "] has " +
+        throw Napi::RangeError::New(env, std::string("ttg_native.") + what + "[" + std::to_string(i) + "] has " +
                                              std::to_string(spans[i].bytes) +
                                              " bytes; parts of 2 GiB or more are not supported, split the payload");
       }
@@ -414,14 +438,15 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       nmeta += kArrivalFields + a.sizes.size();
       if (a.kind == Arrival::Kind::Msg) {
         nbytes += a.header.size();
-        if (a.is_eager) nbytes += a.eager.size - a.eager_off;
+        if (a.is_eager) nbytes = align8(nbytes) + (a.eager.size - a.eager_off);
       }
       need_extra = need_extra || !a.pre.empty() || a.kind == Arrival::Kind::Error;
     }
     ArrivalBatch out{Napi::Float64Array::New(env, nmeta), Napi::Uint8Array::New(env, nbytes),
                      need_extra ? Napi::Array::New(env, arrivals.size()) : env.Undefined()};
     double* m = out.meta.Data();
-    std::uint8_t* p = out.bytes.Data();
+    std::uint8_t* const base = out.bytes.Data();
+    std::uint8_t* p = base;
     for (std::size_t e = 0; e < arrivals.size(); ++e) {
       Arrival& a = arrivals[e];
       double mode = kRecvNeeded;
@@ -429,6 +454,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         if (!a.header.empty()) std::memcpy(p, a.header.data(), a.header.size());
         p += a.header.size();
         if (a.is_eager) {
+          p = base + align8(static_cast<std::size_t>(p - base));
           const std::size_t n = a.eager.size - a.eager_off;
           if (n) std::memcpy(p, a.eager.get() + a.eager_off, n);
           p += n;

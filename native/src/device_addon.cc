@@ -97,7 +97,7 @@ void* operand(Napi::Value v, const char* what) {
     if (it == R().allocs.end()) throw Napi::Error::New(v.Env(), std::string("ttg_native.devOp: ") + what + ": no allocation " + std::to_string(h));
     return it->second.p;
   }
-  return view_span(v, std::string("devOp: ") + what).data;
+  return view_span(v, (std::string("devOp: ") + what).c_str()).data;
 }
 
 Napi::Value DevInfo(const Napi::CallbackInfo& info) {

@@ -30,7 +30,8 @@ inline std::size_t element_size(napi_typedarray_type t) {
 }
 
 // `what` names the argument in the TypeError, e.g. "send: parts[2]".
-inline Span view_span(Napi::Value v, const std::string& what) {
+// `what` names the value in the error; `index` >= 0 appends "[index]" (built only on error).
+inline Span view_span(Napi::Value v, const char* what, long index = -1) {
   napi_env env = v.Env();
   Span s;
   if (v.IsTypedArray()) {
@@ -41,7 +42,8 @@ inline Span view_span(Napi::Value v, const std::string& what) {
   } else if (v.IsDataView()) {
     NAPI_THROW_IF_FAILED(env, napi_get_dataview_info(env, v, &s.bytes, &s.data, nullptr, nullptr), s);
   } else {
-    throw Napi::TypeError::New(env, "ttg_native." + what + " must be a TypedArray or DataView");
+    const std::string at = index < 0 ? "" : "[" + std::to_string(index) + "]";
+    throw Napi::TypeError::New(env, std::string("ttg_native.") + what + at + " must be a TypedArray or DataView");
   }
   return s;
 }

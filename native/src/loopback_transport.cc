@@ -32,7 +32,13 @@ class LoopbackTransport final : public Transport {
       bytes += p.bytes;
     }
     a.header = std::move(cmd.header);
-    if (cmd.parts.empty()) {
+    if (cmd.copied) {
+      // copied at send time: delivered with the header, like an eager MPI message
+      a.is_eager = true;
+      a.eager = std::move(cmd.copy);
+      a.eager_off = 0;
+      stats_.recv_bytes += bytes - a.header.size();
+    } else if (cmd.parts.empty()) {
       if (cmd.pin) out.released.push_back(cmd.pin);
     } else {
       a.loop_src = std::move(cmd.parts);

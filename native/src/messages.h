@@ -155,6 +155,10 @@ struct SendCmd {
   // Pool buffers that JS transferred with this send (see pool_leases.h): they go back to the
   // pool when the send no longer needs them.
   std::vector<PoolBuf> recycle;
+  // The addon copied the parts when JS sent them (small payloads): `parts` point into `copy`,
+  // one after the other, and nothing is pinned.
+  bool copied = false;
+  OwnedBytes copy;
 };
 
 // `src`/`tag` come from the Arrival that announced the message; `loop_*` only for loopback,

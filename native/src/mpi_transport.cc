@@ -53,6 +53,7 @@ std::size_t eager_limit() {
 
 struct PendingSend {
   OwnedBytes envelope;  // must outlive its MPI_Isend
+  OwnedBytes copy;      // parts the addon copied at send time, if sent from there
   std::vector<MPI_Request> reqs;
   std::uint64_t pin;
   std::vector<PoolBuf> recycle;  // given back to the pool when this is destroyed (send complete)
@@ -122,6 +123,7 @@ class MpiTransport final : public Transport {
     PendingSend ps;
     ps.pin = cmd.pin;
     ps.recycle = std::move(cmd.recycle);
+    ps.copy = std::move(cmd.copy);
     std::uint64_t payload = 0;
     for (const Span& p : cmd.parts) payload += p.bytes;
     const bool eager = !cmd.parts.empty() && payload <= eager_limit_;

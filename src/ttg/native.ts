@@ -81,7 +81,8 @@ export type NativeEvent = NativeMsgEvent | NativeRecvdEvent | NativeErrorEvent;
 /**
  * Columns of one arrival's row in a batch's `meta` (native/src/addon.cc, Flatten); the row ends
  * with `Parts` byte sizes. Rows and byte ranges follow each other in arrival order: a message's
- * header bytes, then (mode `Eager`) its payload, are the next bytes of the batch's `bytes`.
+ * header bytes are the next bytes of the batch's `bytes`; then (mode `Eager`) its payload parts,
+ * one after the other, from the next multiple of 8.
  */
 export const enum ArrivalField { Kind, Src, Id, HeaderBytes, Mode, Parts, Sizes }
 /** `meta[ArrivalField.Kind]`. */
@@ -118,7 +119,10 @@ export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unkn
       const header = bytes.subarray(off, (off += meta[m + ArrivalField.HeaderBytes]!));
       const ev: NativeMsgEvent = { kind: 'msg', src: meta[m + ArrivalField.Src]!, header, sizes, id };
       const mode = meta[m + ArrivalField.Mode];
-      if (mode === PayloadMode.Eager) ev.eager = bytes.subarray(off, (off += sizes.reduce((a, b) => a + b, 0)));
+      if (mode === PayloadMode.Eager) {
+        off = (off + 7) & ~7;
+        ev.eager = bytes.subarray(off, (off += sizes.reduce((a, b) => a + b, 0)));
+      }
       else if (mode === PayloadMode.Lent) ev.buffers = extra![e] as ArrayBuffer[];
       events.push(ev);
     }
@@ -178,8 +182,10 @@ export interface NativeAddon {
    * has seen the header (its event then carries `buffers`). `transfer`: the caller gives the parts
    * up; those that lie in receive buffers the addon lent (an arrival's `buffers`) are detached at
    * once and their memory receives later messages after this send (ignored without MPI).
+   * `copy`: the parts (at most 1 MiB in all) are copied before this returns, so their memory may
+   * be reused at once; nothing is pinned (`transfer` is then ignored).
    */
-  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean, transfer?: boolean): void;
+  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean, transfer?: boolean, copy?: boolean): void;
   /**
    * Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`).
    * With `inline` true, a payload that is already in this process (small messages travel inside

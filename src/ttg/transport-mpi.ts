@@ -6,6 +6,7 @@
  * working and nothing is in flight, cycles and data-dependent sends included.
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
+import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
@@ -253,14 +254,26 @@ export class MpiTransport implements Transport {
     }
     if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
-    this.native.send(dest, bytes, parts, plain, transfer);
+    this.hand(dest, bytes, parts, plain, transfer);
     this.sent++;
   }
 
   /** Sends a message that termination detection does not count (failure, vote, trace). */
   private post(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean): void {
     if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, false);
-    this.native.send(dest, bytes, parts, plain);
+    this.hand(dest, bytes, parts, plain, false);
+  }
+
+  /** Gives a message to the addon; a small payload is staged and copied there (nothing pinned). */
+  private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean): void {
+    if (parts.length === 0) {
+      this.native.send(dest, bytes, parts, plain);
+      return;
+    }
+    let n = 0;
+    for (const p of parts) n += p.byteLength;
+    if (n <= STAGE_MAX_BYTES) this.native.send(dest, bytes, stageParts(parts), plain, false, true);
+    else this.native.send(dest, bytes, parts, plain, transfer);
   }
 
   private withTrailer(dest: number, bytes: Uint8Array, parts: readonly ArrayBufferView[], counted: boolean): Uint8Array {
@@ -294,6 +307,7 @@ export class MpiTransport implements Transport {
       if (kind === ArrivalKind.Msg) {
         header = bytes.subarray(off, (off += meta[row + ArrivalField.HeaderBytes]!));
         if (meta[row + ArrivalField.Mode] === PayloadMode.Eager) {
+          off = (off + 7) & ~7;
           let n = 0;
           for (let i = row + ArrivalField.Sizes; i < m; i++) n += meta[i]!;
           eager = bytes.subarray(off, (off += n));
@@ -372,8 +386,7 @@ export class MpiTransport implements Transport {
     payloadProbe.onRecv?.(decoded.parts);
     if (eager !== undefined) {
       // A small payload rode in the header message: one copy, into the arrays that keep it.
-      let o = 0;
-      for (const p of decoded.parts) new Uint8Array(p.buffer, p.byteOffset, p.byteLength).set(eager.subarray(o, (o += p.byteLength)));
+      copyPartsFrom(eager, decoded.parts);
       this.deliver(src, decoded, tail);
       return;
     }
