@@ -50,6 +50,7 @@ describe('native addon (single process)', () => {
       const copied = events.find((e) => e.kind === 'msg' && e.header[0] === 9);
       if (copied?.kind !== 'msg' || copied.eager === undefined) throw new Error('no eager msg event');
       expect([...new Float64Array(copied.eager.slice().buffer)]).to.deep.equal([4.25, -1]);
+      expect(() => addon.send(0, new Uint8Array([1]), [new Uint8Array(2 ** 20 + 1)], false, false, true)).to.throw(RangeError, /at most 1 MiB/);
       expect(() => addon.send(1, new Uint8Array(0), [])).to.throw(RangeError, /not a rank/);
     } finally {
       addon.finalize();

@@ -449,7 +449,14 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     std::uint8_t* p = base;
     for (std::size_t e = 0; e < arrivals.size(); ++e) {
       Arrival& a = arrivals[e];
-      double mode = kRecvNeeded;
+      m[0] = static_cast<double>(a.kind);
+      m[1] = a.src;
+      m[2] = static_cast<double>(a.id);
+      m[3] = static_cast<double>(a.header.size());
+      m[4] = kRecvNeeded;
+      m[5] = static_cast<double>(a.sizes.size());
+      for (std::size_t i = 0; i < a.sizes.size(); ++i) m[kArrivalFields + i] = static_cast<double>(a.sizes[i]);
+      double& mode = m[4];
       if (a.kind == Arrival::Kind::Msg) {
         if (!a.header.empty()) std::memcpy(p, a.header.data(), a.header.size());
         p += a.header.size();
@@ -466,19 +473,12 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
           out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = bufs;
           mode = kLentBuffers;
         } else if (!a.sizes.empty()) {
-          pending_.emplace(a.id, PendingMsg{a.src, a.tag, a.sizes, std::move(a.loop_src), a.loop_pin});
+          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin});
         }
       } else if (a.kind == Arrival::Kind::Error) {
         out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = Napi::String::New(env, a.message);
       }
-      m[0] = static_cast<double>(a.kind);
-      m[1] = a.src;
-      m[2] = static_cast<double>(a.id);
-      m[3] = static_cast<double>(a.header.size());
-      m[4] = mode;
-      m[5] = static_cast<double>(a.sizes.size());
-      for (std::size_t i = 0; i < a.sizes.size(); ++i) m[kArrivalFields + i] = static_cast<double>(a.sizes[i]);
-      m += kArrivalFields + a.sizes.size();
+      m += kArrivalFields + static_cast<std::size_t>(m[5]);
     }
     return out;
   }
