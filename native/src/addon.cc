@@ -19,6 +19,7 @@
 #include "busy.h"
 #include "device_addon.h"
 #include "js_views.h"
+#include "js_waker.h"
 #include "launch_env.h"
 #include "pool_leases.h"
 
@@ -36,10 +37,6 @@ napi_env g_owner = nullptr;
 // process.exit() skips env cleanup hooks; without this MPI would never be finalized and mpirun
 // would report an improper exit. Runs on the exiting thread; touches no JS state.
 void stop_at_exit() { comm().stop(); }
-
-class NativeAddon;
-void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*);
-using Tsfn = Napi::TypedThreadSafeFunction<NativeAddon, void, call_js>;
 
 // A message whose payload JS still has to receive (by recv) into views of its choosing.
 struct PendingMsg {
@@ -105,11 +102,6 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     Settle(env, b.completions);
   }
 
-  void OnTsfnFinalized() {
-    std::lock_guard<std::mutex> lk(wake_mu_);
-    tsfn_alive_ = false;
-  }
-
  private:
   Napi::Value Info(const Napi::CallbackInfo& info) {
     const BuildInfo b = build_info();
@@ -133,23 +125,18 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (launched && !TTG_HAVE_MPI) {
       std::fprintf(stderr, "ttg_native: launched by mpirun but built without MPI; this process runs as rank 0 of 1\n");
     }
-    tsfn_ = Tsfn::New(env, info[0].As<Napi::Function>(), "ttg-comm", 0, 1, this,
-                      [](Napi::Env, void*, NativeAddon* self) { self->OnTsfnFinalized(); });
-    tsfn_alive_ = true;
+    waker_.start(env, info[0].As<Napi::Function>(), [this](Napi::Env e, Napi::Function fn) { Deliver(e, fn); }, "ttg-comm");
+    waker_.ref(true);
     try {
-      comm().start(launched && TTG_HAVE_MPI, [this] {
-        std::lock_guard<std::mutex> lk(wake_mu_);
-        if (tsfn_alive_) tsfn_.NonBlockingCall();
-      });
+      comm().start(launched && TTG_HAVE_MPI, [this] { waker_.wake(); });
     } catch (const std::exception& e) {
-      ReleaseTsfn();
+      waker_.close(true);
       throw Napi::Error::New(env, std::string("ttg_native.start: ") + e.what());
     }
     started_ = true;
     g_owner = env;
     static const bool at_exit_registered = std::atexit(stop_at_exit) == 0;
     (void)at_exit_registered;
-    // Registered after the TSFN, so it runs before the TSFN's own teardown (hooks run LIFO).
     cleanup_ = env.AddCleanupHook(std::function<void()>([this] { Shutdown(nullptr); }));
     Napi::Object o = Napi::Object::New(env);
     o["rank"] = comm().rank();
@@ -306,11 +293,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   Napi::Value KeepAlive(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     RequireStarted(env, "keepAlive");
-    if (info[0].ToBoolean().Value()) {
-      tsfn_.Ref(env);
-    } else {
-      tsfn_.Unref(env);
-    }
+    waker_.ref(info[0].ToBoolean().Value());
     return env.Undefined();
   }
 
@@ -342,14 +325,8 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     pins_.clear();
     promises_.clear();
     pending_.clear();
-    ReleaseTsfn();
+    waker_.close(env != nullptr);
     g_owner = nullptr;
-  }
-
-  void ReleaseTsfn() {
-    std::lock_guard<std::mutex> lk(wake_mu_);
-    if (tsfn_alive_) tsfn_.Release();
-    tsfn_alive_ = false;
   }
 
   void RequireStarted(Napi::Env env, const char* what) {
@@ -484,20 +461,13 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   }
 
   bool started_ = false;
-  Tsfn tsfn_;
-  std::mutex wake_mu_;
-  bool tsfn_alive_ = false;
+  JsWaker waker_;
   Napi::Env::CleanupHook<std::function<void()>> cleanup_;
   std::uint64_t pin_seq_ = 0, promise_seq_ = 0;
   std::unordered_map<std::uint64_t, std::vector<Napi::ObjectReference>> pins_;
   std::unordered_map<std::uint64_t, PendingPromise> promises_;
   std::unordered_map<std::uint64_t, PendingMsg> pending_;
 };
-
-void call_js(Napi::Env env, Napi::Function fn, NativeAddon* self, void*) {
-  if (env == nullptr || self == nullptr) return;  // the TSFN is being torn down
-  self->Deliver(env, fn);
-}
 
 }  // namespace
 }  // namespace ttg

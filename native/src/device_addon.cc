@@ -1,7 +1,7 @@
 // Device functions of the addon. One device runtime per process (like the comm thread): either
 // the CPU kernel pool (host and emulated backends) or CUDA streams. Completions of ops carrying a
-// notify id come back to JS in batches through one thread-safe function; while any is pending
-// the TSFN holds the event loop open, otherwise it does not (so idle programs exit).
+// notify id come back to JS in batches through a JsWaker; while any is pending the waker holds
+// the event loop open, otherwise it does not (so idle programs exit).
 #include "device_addon.h"
 
 #include <cstdlib>
@@ -12,13 +12,11 @@
 #include "cuda_api.h"
 #include "host_kernels.h"
 #include "js_views.h"
+#include "js_waker.h"
 #include "kernel_pool.h"
 
 namespace ttg {
 namespace {
-
-void deliver(Napi::Env env, Napi::Function fn, void*, void*);
-using Tsfn = Napi::TypedThreadSafeFunction<void, void, deliver>;
 
 struct Alloc {
   void* p;
@@ -29,8 +27,7 @@ struct Alloc {
 struct DeviceRuntime {
   enum class Mode { None, Pool, Cuda } mode = Mode::None;
   KernelPool pool;  // Cuda mode: no threads, only the completion batching
-  Tsfn tsfn;
-  bool tsfn_alive = false;
+  JsWaker waker;
   std::uint64_t outstanding = 0;
   std::uint64_t next_handle = 0;
   std::unordered_map<std::uint64_t, Alloc> allocs;
@@ -45,20 +42,15 @@ DeviceRuntime& R() {
 
 void cuda_done(std::uint64_t id, void*) { R().pool.complete(id); }
 
-void deliver(Napi::Env env, Napi::Function fn, void*, void*) {
-  if (env == nullptr) return;
+void deliver(Napi::Env env, Napi::Function fn) {
   DeviceRuntime& r = R();
   std::vector<std::uint64_t> ids = r.pool.take();
   if (ids.empty()) return;
   r.outstanding -= std::min<std::uint64_t>(r.outstanding, ids.size());
-  if (r.outstanding == 0 && r.tsfn_alive) r.tsfn.Unref(env);
+  if (r.outstanding == 0) r.waker.ref(false);
   Napi::Float64Array arr = Napi::Float64Array::New(env, ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) arr[i] = static_cast<double>(ids[i]);
-  try {
-    fn.Call({arr});
-  } catch (const Napi::Error& e) {
-    napi_fatal_exception(env, e.Value());
-  }
+  fn.Call({arr});
 }
 
 void free_alloc(DeviceRuntime& r, const Alloc& a) {
@@ -75,8 +67,7 @@ void stop(const Napi::Env* env) {
   for (auto& kv : r.allocs) free_alloc(r, kv.second);
   r.allocs.clear();
   r.pool.take();
-  if (r.tsfn_alive) r.tsfn.Release();
-  r.tsfn_alive = false;
+  r.waker.close(env != nullptr);
   if (env != nullptr) r.cleanup.Remove(*env);
   r.outstanding = 0;
   r.mode = DeviceRuntime::Mode::None;
@@ -125,14 +116,9 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
   if (streams < 1 || devices < 1 || streams % devices != 0) {
     throw Napi::RangeError::New(env, "ttg_native.devStart: streams must be a positive multiple of devices");
   }
-  r.tsfn = Tsfn::New(env, info[3].As<Napi::Function>(), "ttg-device", 0, 1);
-  r.tsfn.Unref(env);
-  r.tsfn_alive = true;
+  r.waker.start(env, info[3].As<Napi::Function>(), deliver, "ttg-device");
   r.env = env;
-  auto wake = [] {
-    DeviceRuntime& rr = R();
-    if (rr.tsfn_alive) rr.tsfn.NonBlockingCall();
-  };
+  auto wake = [] { R().waker.wake(); };
   if (kind == "cuda") {
     char err[512] = {0};
     r.pool.start(0, wake);
@@ -219,7 +205,7 @@ Napi::Value DevOp(const Napi::CallbackInfo& info) {
     r.pool.enqueue(op);
   }
   // Count before the op can complete is not needed: completions are only processed on this thread.
-  if (op.notify != 0 && r.outstanding++ == 0) r.tsfn.Ref(env);
+  if (op.notify != 0 && r.outstanding++ == 0) r.waker.ref(true);
   return env.Undefined();
 }
 
