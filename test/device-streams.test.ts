@@ -1,14 +1,19 @@
 /**
- * Stream placement (StreamManager.pick) in isolation: least-loaded first, with affinity to the
- * stream that last wrote a task's buffers when that stream is at most one task busier.
+ * StreamManager in isolation: stream placement (pick: least-loaded first, with affinity to the
+ * stream that last wrote a task's buffers when that stream is at most one task busier), and how
+ * completion batches run the markers' callbacks.
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 import type { Backend } from '../src/device/backend.js';
 import { StreamManager } from '../src/device/streams.js';
 
+/** Marker ids the manager enqueued (in order), through a stand-in for the addon's devOp. */
+const enqueued: number[] = [];
+
 function manager(streams: number): StreamManager {
-  const backend = { name: 'host', devices: 2, streamsPerDevice: streams, capacity: [Infinity, Infinity], inPlace: true } as unknown as Backend;
+  const native = { devOp: (...args: unknown[]) => enqueued.push(args[16] as number) };
+  const backend = { name: 'host', devices: 2, streamsPerDevice: streams, capacity: [Infinity, Infinity], inPlace: true, native } as unknown as Backend;
   return new StreamManager(backend);
 }
 
@@ -48,5 +53,27 @@ describe('device stream placement', () => {
     expect(m.pick(0, [small, big])).to.equal(s1);
     const elsewhere = written(m, 1, 0, 1024);
     expect(m.pick(0, [small, elsewhere])).to.equal(m.byDevice[0]![0]);
+  });
+
+  it('a completion batch runs each marker callback once, all of them even when one throws, then rethrows the first error', () => {
+    const m = manager(1);
+    const s0 = m.byDevice[0]![0]!;
+    const ran: string[] = [];
+    enqueued.length = 0;
+    m.marker(s0, () => ran.push('a'));
+    m.marker(s0, () => {
+      ran.push('b');
+      throw new Error('first');
+    });
+    m.marker(s0, () => {
+      ran.push('c');
+      throw new Error('second');
+    });
+    m.marker(s0, () => ran.push('d'));
+    expect(enqueued).to.have.length(4);
+    expect(() => m.onDone(Float64Array.from(enqueued))).to.throw('first');
+    expect(ran).to.deep.equal(['a', 'b', 'c', 'd']);
+    m.onDone(Float64Array.from(enqueued));
+    expect(ran, 'a reported id runs nothing twice').to.have.length(4);
   });
 });

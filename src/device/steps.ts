@@ -91,16 +91,50 @@ class InContext implements PromiseLike<unknown> {
   }
 }
 
+/**
+ * The wait of `yield ttg.device.kernel()`, settled by the stream's completion callback itself: it
+ * resumes the body right there, in its task's device context, with no promise or microtask in
+ * between (per device task on a busy pool, those were a good part of the JS thread's work, and
+ * that thread shares the cores with the kernels). Made for the scheduler's single `then`; later
+ * `then`s are called too, but nothing chains off the returned value.
+ */
+class KernelWait implements PromiseLike<unknown> {
+  private next: ((value: unknown) => unknown) | undefined;
+  private settled = false;
+
+  constructor(private readonly st: TaskState) {}
+
+  then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B> {
+    if (onF != null) {
+      if (this.settled) queueMicrotask(() => inStepContext(this.st, () => onF(undefined)));
+      else if (this.next === undefined) this.next = onF;
+      else {
+        const first = this.next;
+        this.next = (v) => (first(v), onF(v));
+      }
+    }
+    return this as PromiseLike<A | B>;
+  }
+
+  settle(): void {
+    this.settled = true;
+    const f = this.next;
+    this.next = undefined;
+    if (f !== undefined) inStepContext(this.st, () => f(undefined));
+  }
+}
+
 /** The scheduler's step resolver: undefined for values that are not device steps. */
 export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
   if (!(step instanceof DeviceStep)) return undefined;
-  let p: Promise<unknown> | InputResult;
+  let p: Promise<unknown> | InputResult | KernelWait;
   try {
     const r = requireRuntime();
     p = step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
   } catch (e) {
     p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
+  if (p instanceof KernelWait) return p;
   if (!(p instanceof Promise)) return new Ready(p, states.get(task));  // resident already: resume now
   return new InContext(p, states.get(task));
 }
@@ -134,7 +168,7 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   return r.memory.acquire(bufs, stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
 }
 
-function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> {
+function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {
   const st = states.get(task);
   if (st === undefined || !st.active) {
     // No input() before: nothing is enqueued for this task; just make the listed buffers current.
@@ -142,17 +176,22 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
     return Promise.all(ps).then(() => undefined);
   }
   const s = st.stream;
-  const back = bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
-  const done = r.streams.marker(s).then(() => {
+  const back = bufs.length === 0 ? bufs : bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
+  const wait = new KernelWait(st);
+  r.streams.marker(s, () => {
     for (const b of back) r.memory.setHostValid(b);
     if (!r.backend.inPlace) r.memory.release(st.pinned, s.device);
     st.pinned.clear();
     st.active = false;
     s.load--;
+    wait.settle();
   });
-  for (const b of back) {
-    b.toHostPending = done;
-    void done.then(() => { if (b.toHostPending === done) b.toHostPending = undefined; });
+  if (back.length > 0) {
+    const done = new Promise<void>((resolve) => wait.then(() => resolve()));
+    for (const b of back) {
+      b.toHostPending = done;
+      void done.then(() => { if (b.toHostPending === done) b.toHostPending = undefined; });
+    }
   }
-  return done;
+  return wait;
 }

@@ -68,16 +68,26 @@ export class StreamManager {
     }
   }
 
-  /** Native completion batch: resolves the promises of the reported ids. */
+  /**
+   * Native completion batch: runs the callbacks of the reported ids. A callback that throws does
+   * not stop the others; the first error is rethrown once all have run.
+   */
   readonly onDone = (ids: Float64Array): void => {
+    let failed = false;
+    let error: unknown;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       const f = this.waiting.get(id);
-      if (f !== undefined) {
-        this.waiting.delete(id);
+      if (f === undefined) continue;
+      this.waiting.delete(id);
+      try {
         f();
+      } catch (e) {
+        if (!failed) error = e;
+        failed = true;
       }
     }
+    if (failed) throw error;
   };
 
   /**
@@ -150,12 +160,14 @@ export class StreamManager {
     return p;
   }
 
-  /** Resolves when everything enqueued on `s` so far has run. */
-  marker(s: Stream): Promise<void> {
+  /**
+   * Calls `done` (from a completion batch, no promise in between) once everything enqueued on `s`
+   * so far has run.
+   */
+  marker(s: Stream, done: () => void): void {
     const id = this.nextId++;
-    const p = this.promiseFor(id);
+    this.waiting.set(id, done);
     this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
-    return p;
   }
 
   private promiseFor(id: number): Promise<void> {
