@@ -4,9 +4,12 @@
  * (SPEC §7): tile_gflops, peak_gflops, ratio.
  *
  *   peak:  one native thread per core, each a loop of single-threaded 256x256 dgemm (no runtime)
- *   tiles: CHAINS independent chains  G(c,0) -> G(c,1) -> ... -> G(c,STEPS-1); each task is a
- *          device task (input -> dgemm on its stream -> kernel wait) on its own C tile, so several
- *          tasks per stream are queued at any time and the streams never wait for JS.
+ *   tiles: CHAINS independent chains  G(c,0) -> G(c,1) -> ...  that together run TOTAL tasks;
+ *          each task is a device task (input -> dgemm on its stream -> kernel wait) on its chain's
+ *          C tile, so several tasks per stream are queued at any time and the streams never wait
+ *          for JS. A chain goes on while the shared count of started tasks is below TOTAL, so
+ *          chains that ran on a faster core take more of the work and all end together, as the
+ *          ceiling's loops do.
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
@@ -17,11 +20,12 @@ const cores = availableParallelism();
 // dgemm calls per measurement: long enough (~0.5 s) that graph setup and warm-up do not count
 const TOTAL = Number(process.env.BENCH_TILES ?? 1000 * cores);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-// 4 independent chains per core keep every stream's queue from running dry while JS hands a
-// chain's next task over (with 2 per core the workers idled ~17% of the time), and their C tiles
-// (4 x 512 KiB) still fit in a core's L2 beside A and B (8 per core measured 2-4% slower)
-const CHAINS = Number(process.env.BENCH_CHAINS ?? 4 * cores);
-const STEPS = Math.ceil(TOTAL / CHAINS);
+// Chains per core = tasks queued per stream. The pool wakes JS when a stream is down to its last
+// queued kernel, so each wake hands over about CHAINS / cores - 1 tasks: with 8 per core, ~170
+// wakes per 2000 tasks instead of ~500 with 4. Every wake puts the JS thread on a core that a
+// worker was using (measured 0.93 of the ceiling with 8 per core, 0.91-0.93 with 4, 0.82-0.86
+// with 2, 0.91 with 16, where the C tiles no longer fit in the caches).
+const CHAINS = Number(process.env.BENCH_CHAINS ?? 8 * cores);
 const flops = 2 * NB ** 3;
 
 type Key = [number, number];
@@ -35,21 +39,29 @@ const A = new ttg.Buffer(new Float64Array(NB * NB).fill(0.5));
 const B = new ttg.Buffer(new Float64Array(NB * NB).fill(0.25));
 const Cs = Array.from({ length: CHAINS }, () => new ttg.Buffer(new Float64Array(NB * NB).fill(1)));
 
+// Built once, like an application's graph, and run once per measurement: a graph built per run
+// kept V8's compiler threads busy (~15 ms of CPU per run) on the cores the kernels use.
+let started = 0;
+const e = new ttg.Edge<Key, ttg.Buffer>('gemm-chain');
+const tt = ttg.make_tt(function* (key: Key, C: ttg.Buffer, out) {
+  const { stream } = (yield ttg.device.input(A, B, C)) as ttg.device.InputResult;
+  ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1 / NB, A, NB, B, NB, 0.5, C, NB);
+  yield ttg.device.kernel();
+  if (started < TOTAL) {
+    started++;
+    out.send(0, [key[0], key[1] + 1], C);
+  }
+}, [e], [e], { name: 'G' });
+ttg.make_graph_executable(tt);
+
 async function tiles(): Promise<number> {
-  const e = new ttg.Edge<Key, ttg.Buffer>('gemm-chain');
-  const tt = ttg.make_tt(function* (key: Key, C: ttg.Buffer, out) {
-    const { stream } = (yield ttg.device.input(A, B, C)) as ttg.device.InputResult;
-    ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1 / NB, A, NB, B, NB, 0.5, C, NB);
-    yield ttg.device.kernel();
-    if (key[1] + 1 < STEPS) out.send(0, [key[0], key[1] + 1], C);
-  }, [e], [e], { name: 'G' });
-  ttg.make_graph_executable(tt);
   const t0 = process.hrtime.bigint();
-  for (let c = 0; c < CHAINS; c++) tt.invoke([c, 0], Cs[c]!);
+  started = Math.min(CHAINS, TOTAL);
+  for (let c = 0; c < started; c++) tt.invoke([c, 0], Cs[c]!);
   ttg.execute();
   await ttg.fence();
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  return (CHAINS * STEPS * flops) / s / 1e9;
+  return (TOTAL * flops) / s / 1e9;
 }
 
 function peak(): number {
@@ -75,6 +87,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const ratio = median(rounds.map((r) => r.t / r.p));
 const tile_gflops = median(rounds.map((r) => r.t)), peak_gflops = median(rounds.map((r) => r.p));
 console.log(rounds.map((r) => `tiles ${r.t.toFixed(1)} / peak ${r.p.toFixed(1)} GF/s`).join('\n'));
-console.log(`(${CHAINS * STEPS} dgemm ${NB}x${NB} per measurement, ${CHAINS} chains)`);
+console.log(`(${TOTAL} dgemm ${NB}x${NB} per measurement, ${CHAINS} chains)`);
 await ttg.finalize();
 console.log(JSON.stringify({ tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3) }));
