@@ -94,9 +94,9 @@ class InContext implements PromiseLike<unknown> {
 /**
  * The wait of `yield ttg.device.kernel()`, settled by the stream's completion callback itself: it
  * resumes the body right there, in its task's device context, with no promise or microtask in
- * between (per device task on a busy pool, those were a good part of the JS thread's work, and
- * that thread shares the cores with the kernels). Made for the scheduler's single `then`; later
- * `then`s are called too, but nothing chains off the returned value.
+ * between: fewer allocations and jobs per device task on the JS thread, which shares the cores
+ * with the kernels. Made for the scheduler's single `then`; later `then`s are called too, but
+ * nothing chains off the returned value.
  */
 class KernelWait implements PromiseLike<unknown> {
   private next: ((value: unknown) => unknown) | undefined;
