@@ -32,7 +32,6 @@ struct DeviceRuntime {
   std::uint64_t next_handle = 0;
   std::unordered_map<std::uint64_t, Alloc> allocs;
   Napi::Env::CleanupHook<std::function<void()>> cleanup;
-  napi_env env = nullptr;
 };
 
 DeviceRuntime& R() {
@@ -117,7 +116,6 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
     throw Napi::RangeError::New(env, "ttg_native.devStart: streams must be a positive multiple of devices");
   }
   r.waker.start(env, info[3].As<Napi::Function>(), deliver, "ttg-device");
-  r.env = env;
   auto wake = [] { R().waker.wake(); };
   if (kind == "cuda") {
     char err[512] = {0};
