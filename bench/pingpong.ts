@@ -11,11 +11,15 @@
  * up to twice as slow for the next ~20 hops (the raw loop shows it too), so a run without
  * warm-up would measure the pause, not the message path.
  *
- * Every ttg payload is verified when it arrives: element 0 carries the round number, the rest is
- * checksummed (Fletcher-style sums mod 2^32 over its 32-bit words) against the sender's original.
- * The round trip is strictly sequential, so the checksum time of the timed rounds (measured on
- * both ranks, summed by an allreduce after the run) is subtracted from the elapsed time: ttg_us is
- * the message path alone. Both tasks consume their input and send it on, as a C++ TTG user writes `send(std::move(a))`: the array
+ * Every payload is verified when it arrives, in both loops alike: element 0 carries the round
+ * number, the rest is checksummed by the addon's `checksum` (Fletcher-style sums mod 2^32 over its
+ * 32-bit words), the one routine the raw loop runs on its own receives. The round trip is strictly
+ * sequential, so the checks' time (summed over both ranks) is subtracted from each loop's elapsed
+ * time: raw_us and ttg_us are the message paths alone. Why the raw loop checks too: a check is a
+ * pause, and on this VM any pause slows the transfers after it (raw MPI, 16 MiB: 4.4 ms per round
+ * trip, 6.6 ms with a 10 ms busy pause per hop, same time excluded); checking only the ttg side
+ * with a slower JS checksum (8 ms per 16 MiB) charged ttg ~1.5 ms per round trip for the VM's
+ * pauses. Both tasks consume their input and send it on, as a C++ TTG user writes `send(std::move(a))`: the array
  * is transferred, so each rank receives into the buffer its previous send just gave back, as the
  * raw loop reuses one buffer.
  *
@@ -46,18 +50,6 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Fletcher-style sums (mod 2^32) over the 32-bit words of `a` after element 0 (the round). */
-function checksum(a: Float64Array): number {
-  const w = new Int32Array(a.buffer, a.byteOffset + 8, (a.byteLength - 8) / 4);
-  let s1 = 0;
-  let s2 = 0;
-  for (let i = 0; i < w.length; i++) {
-    s1 = (s1 + w[i]!) | 0;
-    s2 = (s2 + s1) | 0;
-  }
-  return (s2 >>> 0) * 0x100000000 + (s1 >>> 0);
-}
-
 relaunchUnderMpirun(import.meta.url);
 
 const world = await ttg.initialize();
@@ -80,13 +72,15 @@ let got = 0;
 let checkMs = 0;
 let badRound = 0;
 let badSum = 0;
+/** Payloads of the raw loop that failed the same check. */
+let rawBad = 0;
 
 function verify(a: Float64Array, round: number): void {
   if (a[0] !== round) badRound++;
   got++;
   if (a.length > 1 && !NO_CHECK && round >= timedFrom) {
     const t = performance.now();
-    if (checksum(a) !== expected) badSum++;
+    if (native.checksum(a.subarray(1)) !== expected) badSum++;
     checkMs += performance.now() - t;
   }
 }
@@ -154,13 +148,15 @@ for (let s = 0; s < SIZES.length; s++) {
   const bytes = SIZES[s]!;
   const base = new Float64Array(bytes / 8);
   for (let i = 0; i < base.length; i++) base[i] = i * 1.25 + bytes;
-  const expect = base.length > 1 ? checksum(base) : 0;
+  const expect = base.length > 1 ? native.checksum(base.subarray(1)) : 0;
   await ttgRun(base, expect, 2); // first use of this size: JIT, pool buffers
   const r: number[] = [];
   const t: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     await ttg.fence();
-    r.push((await held(native.pingpong(1 - rank, bytes, ROUNDS[s]!))) * 1e6);
+    const [seconds, failed] = await held(native.pingpong(1 - rank, bytes, ROUNDS[s]!, !NO_CHECK));
+    r.push(seconds! * 1e6);
+    rawBad += failed!;
     t.push(await ttgRun(base, expect, ROUNDS[s]!));
   }
   raw.push(median(r));
@@ -184,7 +180,7 @@ await ttg.fence();
 const c1 = process.cpuUsage(c0);
 const idleCpuPct = rank === 0 ? ((c1.user + c1.system) / 1000 / (performance.now() - w0)) * 100 : 0;
 
-const bad = await held(native.allreduce(Float64Array.of(badRound, badSum)));
+const bad = await held(native.allreduce(Float64Array.of(badRound, badSum + rawBad)));
 await ttg.finalize();
 
 if (rank === 0) {

@@ -12,6 +12,7 @@ interface SmokeResult {
   size: number;
   mpi: boolean;
   bad: number;
+  pingpong: [number, number] | null;
   allreduce: number[];
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -52,6 +53,12 @@ describe('native addon under mpirun', function () {
         expect(r.stats.sent_msgs).to.equal(np * 6);
         expect(r.stats.recv_msgs).to.equal(np * 6);
         expect(r.stats.recv_bytes).to.be.greaterThan(np * payload);
+        if (r.rank < 2) {
+          expect(r.pingpong![0], 'seconds per round trip').to.be.greaterThan(0);
+          expect(r.pingpong![1], 'payloads failing the check').to.equal(0);
+        } else {
+          expect(r.pingpong).to.equal(null);
+        }
       }
     });
   }

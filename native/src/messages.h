@@ -184,6 +184,7 @@ struct CollCmd {
   int peer = 0;                // pingpong
   std::size_t bytes = 0;
   int iters = 0;
+  bool verify = false;         // pingpong: check every payload received (see MpiTransport)
 };
 
 struct Arrival {

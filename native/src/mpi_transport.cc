@@ -25,6 +25,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "checksum.h"
 #include "mpi_check.h"
 #include "transport.h"
 
@@ -362,6 +363,9 @@ class MpiTransport final : public Transport {
   }
 
   // Blocking on purpose: it is the raw MPI baseline, so nothing of ours may sit in the loop.
+  // With `verify`, each rank checks every payload it receives as the ttg loop of bench:pingpong
+  // does (element 0 carries the round, the rest is checksummed), and the check's time is left out
+  // of the result: values = {seconds per round trip, payloads that failed the check}.
   Completion pingpong(const CollCmd& cmd) {
     Completion c;
     c.promise = cmd.promise;
@@ -371,22 +375,48 @@ class MpiTransport final : public Transport {
       c.message = "pingpong: need a peer rank other than self, bytes <= 2 GiB - 1 and iters > 0";
       return c;
     }
-    std::vector<char> buf(std::max<std::size_t>(cmd.bytes, 1));
+    const std::size_t elems = cmd.bytes / sizeof(double);
+    // From the receive pool, as the ttg loop's arrays are: same alignment and huge pages.
+    PoolBuf mem(std::max<std::size_t>((cmd.bytes + 7) / 8, 1) * sizeof(double));
+    double* buf = static_cast<double*>(mem.data);
+    for (std::size_t i = 0; i < elems; ++i) buf[i] = static_cast<double>(i) * 1.25 + static_cast<double>(cmd.bytes);
+    const bool verify = cmd.verify && elems > 0;
+    const double expect = elems > 1 ? fletcher_words(buf + 1, (elems - 1) * sizeof(double)) : 0;
     const int n = static_cast<int>(cmd.bytes);
     const bool first = rank_ < cmd.peer;
-    auto round = [&] {
+    double checking = 0;
+    double bad = 0;
+    auto check = [&](int round) {
+      if (!verify) return;
+      const double t = MPI_Wtime();
+      if (buf[0] != round) bad++;
+      if (elems > 1 && fletcher_words(buf + 1, (elems - 1) * sizeof(double)) != expect) bad++;
+      checking += MPI_Wtime() - t;
+    };
+    auto round = [&](int r) {
       if (first) {
-        TTG_CHECK_MPI(MPI_Send(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_));
-        TTG_CHECK_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
+        buf[0] = r;
+        TTG_CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_));
+        TTG_CHECK_MPI(MPI_Recv(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
+        check(-r);
       } else {
-        TTG_CHECK_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
-        TTG_CHECK_MPI(MPI_Send(buf.data(), n, MPI_BYTE, cmd.peer, kPingTag, coll_));
+        TTG_CHECK_MPI(MPI_Recv(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
+        check(r);
+        buf[0] = -r;
+        TTG_CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_));
       }
     };
-    for (int i = 0; i < std::min(cmd.iters, 10); ++i) round();
+    const int warm = std::min(cmd.iters, 10);
+    for (int i = 0; i < warm; ++i) round(i + 1);
+    checking = 0;
     const double t0 = MPI_Wtime();
-    for (int i = 0; i < cmd.iters; ++i) round();
-    c.values.push_back((MPI_Wtime() - t0) / cmd.iters);
+    for (int i = 0; i < cmd.iters; ++i) round(warm + i + 1);
+    const double elapsed = MPI_Wtime() - t0;
+    // Both ranks' checks lie on the one sequential path of the round trips (only the two take part).
+    double peer_checking = 0;
+    TTG_CHECK_MPI(MPI_Sendrecv(&checking, 1, MPI_DOUBLE, cmd.peer, kPingTag, &peer_checking, 1, MPI_DOUBLE, cmd.peer,
+                               kPingTag, coll_, MPI_STATUS_IGNORE));
+    c.values = {(elapsed - checking - peer_checking) / cmd.iters, bad};
     return c;
   }
 

@@ -203,9 +203,16 @@ export interface NativeAddon {
   barrier(): Promise<void>;
   /**
    * Raw MPI baseline: `iters` blocking round trips of `bytes` between this rank and `peer`,
-   * run entirely in the comm thread; resolves to seconds per round trip. Both ranks must call it.
+   * run entirely in the comm thread. Both ranks must call it. With `verify`, each rank checks
+   * every payload it receives (element 0 = round, the rest by {@link NativeAddon.checksum}) and
+   * the checks' time is left out. Resolves to [seconds per round trip, payloads that failed].
    */
-  pingpong(peer: number, bytes: number, iters: number): Promise<number>;
+  pingpong(peer: number, bytes: number, iters: number, verify?: boolean): Promise<Float64Array>;
+  /**
+   * Fletcher-style sums (mod 2^32) over the 32-bit words of `view`, as `s2 * 2^32 + s1`: the
+   * payload check of bench:pingpong, the same code as the raw loop's.
+   */
+  checksum(view: ArrayBufferView): number;
   /** Message and byte counters. */
   stats(): NativeStats;
   /** MPI_Abort(code) under MPI, else exits the process with `code`. Never returns. */
@@ -252,7 +259,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'stats', 'abort', 'keepAlive', 'finalize',
+  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf', 'busy',
 ];
 

@@ -1,6 +1,7 @@
 // Run under `mpirun -np N`: every rank sends every rank (itself included) a header-only message
 // and a message with a 16 MiB Float64Array received directly into a JS-allocated array, checks
-// header order and contents, runs an allreduce and a barrier, then prints one result line.
+// header order and contents, runs the raw ping-pong baseline (ranks 0 and 1), an allreduce and a
+// barrier, then prints one result line.
 import { arrivalEvents, requireNative, type NativeEvent } from '../../src/ttg/native.js';
 
 const ELEMS = (16 * 2 ** 20) / 8;
@@ -59,8 +60,10 @@ while (bigDone < size) {
   }
 }
 
+// the raw baseline of bench:pingpong, verifying every payload: [seconds per round trip, failed checks]
+const pingpong = rank < 2 ? [...(await addon.pingpong(1 - rank, 65536 + 8, 3, true))] : null;
 const sum = await addon.allreduce(new Float64Array([1, rank, bad]));
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats, pingpong })}`);
