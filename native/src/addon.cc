@@ -181,17 +181,23 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       return env.Undefined();
     }
     // transfer: the sender gives up these arrays (a moved value); lent pool buffers among them
-    // are detached now and reused once sent. Loopback reads the sender's memory, so never there.
+    // go with the send, are reused once sent, and are detached right after the hand-off (JS
+    // cannot run in between). Loopback reads the sender's memory, so never there.
+    std::vector<napi_value> claimed;
     if (info[4].ToBoolean().Value() && comm().uses_mpi()) {
       for (uint32_t i = 0; i < parts.Length(); ++i) {
         PoolBuf b;
-        if (PoolLeases::instance().transfer(env, parts.Get(i), b)) cmd.recycle.push_back(std::move(b));
+        if (napi_value ab = PoolLeases::instance().claim(env, parts.Get(i), b)) {
+          cmd.recycle.push_back(std::move(b));
+          claimed.push_back(ab);
+        }
       }
     }
     // When the send owns all its memory, nothing in JS needs pinning, and its completion need not
     // wake the JS thread at all (one wake-up less per hop of a moved array).
     if (cmd.recycle.size() < parts.Length()) cmd.pin = Pin(parts);
     comm().enqueue(std::move(cmd));
+    for (napi_value ab : claimed) PoolLeases::detach(env, ab);
     return env.Undefined();
   }
 

@@ -38,29 +38,34 @@ class PoolLeases {
     return Napi::Value(env, ab);
   }
 
-  // If `view` lies in a lent buffer: detaches its ArrayBuffer and returns the buffer's ownership
-  // in `out` (the caller gives it back once nothing reads the memory any more).
-  bool transfer(Napi::Env env, Napi::Value view, PoolBuf& out) {
+  // If `view` lies in a lent buffer: takes the buffer's ownership into `out` (the caller gives it
+  // back once nothing reads the memory any more) and returns its ArrayBuffer, which the caller
+  // must detach() before JS runs again; else returns nullptr.
+  napi_value claim(Napi::Env env, Napi::Value view, PoolBuf& out) {
     napi_value ab;
     if (view.IsTypedArray()) {
-      NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, view, nullptr, nullptr, nullptr, &ab, nullptr), false);
+      NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, view, nullptr, nullptr, nullptr, &ab, nullptr), nullptr);
     } else if (view.IsDataView()) {
-      NAPI_THROW_IF_FAILED(env, napi_get_dataview_info(env, view, nullptr, nullptr, &ab, nullptr), false);
+      NAPI_THROW_IF_FAILED(env, napi_get_dataview_info(env, view, nullptr, nullptr, &ab, nullptr), nullptr);
     } else {
-      return false;
+      return nullptr;
     }
     void* data = nullptr;
     std::size_t bytes = 0;
-    NAPI_THROW_IF_FAILED(env, napi_get_arraybuffer_info(env, ab, &data, &bytes), false);
+    NAPI_THROW_IF_FAILED(env, napi_get_arraybuffer_info(env, ab, &data, &bytes), nullptr);
     auto it = live_.find(data);
-    if (it == live_.end()) return false;
-    NAPI_THROW_IF_FAILED(env, napi_detach_arraybuffer(env, ab), false);
+    if (it == live_.end()) return nullptr;
     Lease* lease = it->second;
     lease->transferred = true;
     live_.erase(it);
     out.adopt(lease->data, lease->cap, bytes);
-    return true;
+    return ab;
   }
+
+  // Detaches a claimed ArrayBuffer, as postMessage's transfer list does. Node then posts the
+  // external buffer's finalizer through uv_async_send (a syscall), which is why callers detach
+  // after handing the send to the comm thread rather than before.
+  static void detach(Napi::Env env, napi_value ab) { NAPI_THROW_IF_FAILED_VOID(env, napi_detach_arraybuffer(env, ab)); }
 
  private:
   struct Lease {
