@@ -33,12 +33,12 @@ export class DeviceStep {
 /** Device state of one running task. */
 interface TaskState {
   stream: Stream;
-  pinned: Set<AnyBuffer>;
+  /** Buffers pinned on the device (backends with their own memory; the host backend pins none). */
+  pinned: Set<AnyBuffer> | undefined;
   /** Between an input() and the kernel() wait that ends it: pins held, stream load counted. */
   active: boolean;
 }
 
-const states = new WeakMap<Task, TaskState>();
 let currentState: TaskState | undefined;
 
 /** The stream of the device task whose body is running, if any. */
@@ -135,8 +135,9 @@ export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | u
     p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
   if (p instanceof KernelWait) return p;
-  if (!(p instanceof Promise)) return new Ready(p, states.get(task));  // resident already: resume now
-  return new InContext(p, states.get(task));
+  const st = task.deviceState as TaskState | undefined;
+  if (!(p instanceof Promise)) return new Ready(p, st);  // resident already: resume now
+  return new InContext(p, st);
 }
 
 function chooseDevice(r: DeviceRuntime, task: Task): number {
@@ -153,23 +154,23 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
 }
 
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | InputResult {
-  let st = states.get(task);
+  let st = task.deviceState as TaskState | undefined;
   if (st === undefined) {
-    st = { stream: r.streams.pick(chooseDevice(r, task), bufs), pinned: new Set(), active: false };
-    states.set(task, st);
+    st = { stream: r.streams.pick(chooseDevice(r, task), bufs), pinned: r.backend.inPlace ? undefined : new Set(), active: false };
+    task.deviceState = st;
   }
   if (!st.active) {
     st.active = true;
     st.stream.load++;
   }
   const stream = st.stream;
-  const result: InputResult = { stream, device: stream.device };
-  if (r.backend.inPlace) return result;
+  const result = stream.inputResult;
+  if (st.pinned === undefined) return result;
   return r.memory.acquire(bufs, stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
 }
 
 function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {
-  const st = states.get(task);
+  const st = task.deviceState as TaskState | undefined;
   if (st === undefined || !st.active) {
     // No input() before: nothing is enqueued for this task; just make the listed buffers current.
     const ps = bufs.map((b) => r.memory.toHost(b)).filter((p) => p !== undefined);
@@ -180,8 +181,10 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   const wait = new KernelWait(st);
   r.streams.marker(s, () => {
     for (const b of back) r.memory.setHostValid(b);
-    if (!r.backend.inPlace) r.memory.release(st.pinned, s.device);
-    st.pinned.clear();
+    if (st.pinned !== undefined) {
+      r.memory.release(st.pinned, s.device);
+      st.pinned.clear();
+    }
     st.active = false;
     s.load--;
     wait.settle();

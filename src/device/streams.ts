@@ -6,6 +6,7 @@
 import { streamTid, tracer, type Tracer } from '../ttg/trace.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
+import type { InputResult } from './steps.js';
 
 /** Op kinds of native/src/device_op.h (part of the JS <-> native contract). */
 export const enum OpKind {
@@ -26,6 +27,8 @@ export class Stream {
   load = 0;
   /** @internal kernels enqueued on this stream. */
   kernels = 0;
+  /** @internal What `yield ttg.device.input(...)` resumes with on this stream (one frozen object). */
+  readonly inputResult: InputResult;
 
   /** @internal */
   constructor(
@@ -35,7 +38,9 @@ export class Stream {
     readonly device: number,
     /** Index of the stream within its device. */
     readonly index: number,
-  ) {}
+  ) {
+    this.inputResult = Object.freeze({ stream: this, device });
+  }
 }
 
 /**

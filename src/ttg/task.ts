@@ -33,6 +33,8 @@ export class Task {
   nextSuspended: Task | undefined = undefined;
   /** Given up by a fence that reported a hang: its late completion is ignored. */
   abandoned = false;
+  /** Device-task state, owned by src/device/steps.ts (a field: cheaper than a WeakMap entry per task). */
+  deviceState: unknown = undefined;
 
   constructor(
     /** The template task this is an instance of. */
