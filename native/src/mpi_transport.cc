@@ -381,7 +381,9 @@ class MpiTransport final : public Transport {
     double* buf = static_cast<double*>(mem.data);
     for (std::size_t i = 0; i < elems; ++i) buf[i] = static_cast<double>(i) * 1.25 + static_cast<double>(cmd.bytes);
     const bool verify = cmd.verify && elems > 0;
-    const double expect = elems > 1 ? fletcher_words(buf + 1, (elems - 1) * sizeof(double)) : 0;
+    // the payload after element 0 (the round), as the ttg loop sums it
+    auto payload_sum = [&] { return elems > 1 ? fletcher_words(buf + 1, (elems - 1) * sizeof(double)) : 0.0; };
+    const double expect = payload_sum();
     const int n = static_cast<int>(cmd.bytes);
     const bool first = rank_ < cmd.peer;
     double checking = 0;
@@ -390,7 +392,7 @@ class MpiTransport final : public Transport {
       if (!verify) return;
       const double t = MPI_Wtime();
       if (buf[0] != round) bad++;
-      if (elems > 1 && fletcher_words(buf + 1, (elems - 1) * sizeof(double)) != expect) bad++;
+      if (payload_sum() != expect) bad++;
       checking += MPI_Wtime() - t;
     };
     auto round = [&](int r) {
