@@ -73,6 +73,15 @@ describe('BSpMM example', function () {
     expect(held.max_inflight_bytes).to.be.below(free.max_inflight_bytes / 4);
   });
 
+  it('computes several products with one graph (--iters 3), the window bounding each of them', () => {
+    const args = ['--m', '480', '--n', '480', '--k', '600', '--tmin', '24', '--tmax', '48', '--density', '1', '--check', '--iters', '3'];
+    const free = single(args);
+    const held = single([...args, '--window', '1']);
+    expect(free.ok).to.equal(true);
+    expect(held.ok).to.equal(true); // checks the last product
+    expect(held.max_inflight_bytes).to.be.below(free.max_inflight_bytes / 4); // the peak over all three
+  });
+
   it('runs on the emulated backend with device memory below the working set', () => {
     const r = single([...SHAPE, '--density', '0.6', '--check', '--backend', 'emulated', '--devices', '2', '--memory', String(96 * 1024)]);
     expect(r).to.include({ backend: 'emulated', ok: true });

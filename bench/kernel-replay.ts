@@ -1,0 +1,43 @@
+/**
+ * The kernels-only bound of a BSpMM product: every GEMM of the plan enqueued straight onto the
+ * host backend's streams in the order the graph prefers (k ascending; each C(i,j) always on the
+ * same stream, as the graph's stream affinity keeps it), with no task graph, no messages and no JS
+ * between kernels. It tells how much of the gap to the tile ceiling is the runtime's and how much
+ * belongs to the tiles themselves (irregular sizes, operands cold from memory).
+ */
+import * as ttg from 'ttg';
+import { deviceRuntime } from '../src/device/runtime.js';
+import { localOperands } from '../examples/bspmm/operands.js';
+import type { Plan } from '../examples/bspmm/plan.js';
+import { multiplyFlops } from '../examples/bspmm/sparse.js';
+import type { Tile } from '../examples/common/tile.js';
+
+/** GF/s of the plan's GEMMs replayed on the streams (operands made untimed, as in the example). */
+export async function replayGemms(plan: Plan): Promise<number> {
+  const streams = deviceRuntime()?.streams;
+  if (streams === undefined) throw new Error('replayGemms needs a started device runtime');
+  const { s, mt, kt, nt } = plan;
+  const o = localOperands(plan);
+  const A: Array<Tile | undefined> = [];
+  const B: Array<Tile | undefined> = [];
+  const C: Array<Tile | undefined> = [];
+  for (let i = 0; i < mt; i++) for (let k = 0; k < kt; k++) if (s.a[i * kt + k] === 1) A[i * kt + k] = o.a(i, k);
+  for (let k = 0; k < kt; k++) for (let j = 0; j < nt; j++) if (s.b[k * nt + j] === 1) B[k * nt + j] = o.b(k, j);
+  for (let i = 0; i < mt; i++) for (let j = 0; j < nt; j++) if (plan.chain(i, j).length > 0) C[i * nt + j] = o.c(i, j);
+  const all = streams.all;
+  const t0 = performance.now();
+  for (let k = 0; k < kt; k++) {
+    for (let i = 0; i < mt; i++) {
+      const a = A[i * kt + k];
+      if (a === undefined) continue;
+      for (let j = 0; j < nt; j++) {
+        const b = B[k * nt + j];
+        if (b === undefined) continue;
+        const c = C[i * nt + j]!;
+        ttg.device.kernels.dgemm(all[(i * nt + j) % all.length]!, 'N', 'N', c.rows, c.cols, a.cols, 1.0, a.buf, a.rows, b.buf, b.rows, 1.0, c.buf, c.rows);
+      }
+    }
+  }
+  await Promise.all(all.map((st) => new Promise<void>((done) => streams.marker(st, done))));
+  return multiplyFlops(s) / ((performance.now() - t0) / 1000) / 1e9;
+}
