@@ -27,6 +27,8 @@ const TMAX = 256;
 const DENSITIES = (process.env['BSPMM_DENSITIES'] ?? '1,0.3,0.1').split(',').map(Number);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
 const SEED = 11;
+/** GEMM tasks run untimed per density before measuring. */
+const WARM_TASKS = 10000;
 const cores = availableParallelism();
 const native = requireNative();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -66,8 +68,10 @@ let kernels_peak_ratio = NaN;
 for (const density of DENSITIES) {
   const plan = new Plan(structure(density), 0, 1);
   const g = make_spmm(plan, { onResult: () => {} }); // built once, as the example does for --iters
-  // warm-up: BLAS buffers, and two products because V8 optimizes the task bodies in stages
-  for (let w = 0; w < 2; w++) await ttgSpmm(plan, g);
+  // warm-up: BLAS buffers, and V8's optimizing compiler, which reaches the runtime's hot paths
+  // only after some thousands of tasks (a sparse product has a few hundred GEMMs)
+  const warm = Math.min(100, Math.max(2, Math.ceil(WARM_TASKS / plan.localGemms)));
+  for (let w = 0; w < warm; w++) await ttgSpmm(plan, g);
   await replayGemms(plan);
   const rounds: Array<{ t: number; k: number; p: number }> = [];
   for (let r = 0; r < RUNS; r++) {
