@@ -55,7 +55,7 @@ export class Inflight {
   }
 }
 
-/** Builds the product graph on this rank; `start()` feeds it (call on every rank, then execute). */
+/** Builds the product graph on this rank; `start(tiles)` feeds one product (call on every rank, then execute). */
 export function make_spmm(plan: Plan, o: SpmmOptions) {
   const { s, kt, nt, rank } = plan;
   // per product, set by start()
@@ -190,4 +190,3 @@ export function make_spmm(plan: Plan, o: SpmmOptions) {
     },
   };
 }
-
