@@ -58,7 +58,7 @@ export class Inflight {
 /** Builds the product graph on this rank; `start(tiles)` feeds one product (call on every rank, then execute). */
 export function make_spmm(plan: Plan, o: SpmmOptions) {
   const { s, kt, nt, rank } = plan;
-  // per product, set by start()
+  // per product, set by start(tiles)
   let src: TileSources | undefined;
   let usesA = plan.usesA.slice();
   let usesB = plan.usesB.slice();
