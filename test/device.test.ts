@@ -196,6 +196,39 @@ describe('device tasks on the host backend', () => {
     expect(ttg.device.num_devices()).to.equal(1);
   });
 
+  for (const kind of ['function*', 'async function*'] as const) {
+    it(`${kind === 'function*' ? 'a' : 'an'} ${kind} body may wait several times; each wait resumes it in its task's stream context`, async () => {
+      const X = new ttg.Buffer(new Float64Array([1, 2, 3, 4]));
+      const seen: boolean[] = [];
+      const e = new ttg.Edge<number, number>(`multi-${kind}`);
+      const tt = kind === 'function*'
+        ? ttg.make_tt(function* () {
+          for (let round = 0; round < 3; round++) {
+            const { stream } = (yield ttg.device.input(X)) as ttg.device.InputResult;
+            ttg.device.kernels.dscal(stream, 4, 2, X);
+            yield ttg.device.kernel();
+            seen.push(ttg.device.current_stream() === stream);
+          }
+          yield ttg.device.kernel(X);
+        }, [e], [], { name: 'multi-wait' })
+        : ttg.make_tt(async function* () {
+          for (let round = 0; round < 3; round++) {
+            const { stream } = (yield ttg.device.input(X)) as ttg.device.InputResult;
+            ttg.device.kernels.dscal(stream, 4, 2, X);
+            yield ttg.device.kernel();
+            seen.push(ttg.device.current_stream() === stream);
+          }
+          yield ttg.device.kernel(X);
+        }, [e], [], { name: 'multi-wait' });
+      ttg.make_graph_executable(tt);
+      tt.invoke(0, 0);
+      await fence();
+      expect(seen).to.deep.equal([true, true, true]);
+      expect([...X.host]).to.deep.equal([8, 16, 24, 32]);
+      expect(ttg.device.current_stream()).to.equal(undefined);
+    });
+  }
+
   it('kernels check their arguments: flags, sizes, stream, and residency', async () => {
     const X = new ttg.Buffer(4), Y = new ttg.Buffer(new Float32Array(4));
     const errs: unknown[] = [];

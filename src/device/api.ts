@@ -26,8 +26,11 @@ export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): Devi
  * has run, copies the listed buffers back to the host, and unpins the task's buffers.
  */
 export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
-  return new DeviceStep('kernel', collectBuffers('ttg.device.kernel(...)', buffers));
+  return buffers.length === 0 ? WAIT_ONLY : new DeviceStep('kernel', collectBuffers('ttg.device.kernel(...)', buffers));
 }
+
+/** `kernel()` without buffers, the most common wait: one immutable step for all. */
+const WAIT_ONLY = new DeviceStep('kernel', Object.freeze([]));
 
 /** Alias of {@link input} (the name used by current C++ TTG). */
 export const select = input;

@@ -12,9 +12,17 @@ import { OpKind, Stream } from './streams.js';
 type Flag = string;
 
 function flag(name: string, v: unknown, allowed: string): string {
-  const c = typeof v === 'string' && v.length === 1 ? v.toUpperCase() : '';
+  // upper case is the common spelling: take it as it is, with no new string per call
+  const c = typeof v === 'string' && v.length === 1 ? (allowed.includes(v) ? v : v.toUpperCase()) : '';
   if (c === '' || !allowed.includes(c)) throw DeviceErrors.invalid(`kernels: ${name}`, `must be one of '${allowed.split('').join("', '")}', got ${JSON.stringify(v)}`);
   return c;
+}
+
+/** Both transpose letters of a dgemm as one string, made once rather than per kernel call. */
+const TRANS_PAIRS: Record<string, Record<string, string>> = {};
+for (const a of 'NTC') {
+  TRANS_PAIRS[a] = {};
+  for (const b of 'NTC') TRANS_PAIRS[a][b] = a + b;
 }
 
 function dim(name: string, v: unknown): number {
@@ -69,7 +77,7 @@ export function dgemm(stream: Stream, transA: Flag, transB: Flag, m: number, n: 
   const a = ta === 'N' ? mat(r, 'dgemm', 'A', A, s, m, k, lda) : mat(r, 'dgemm', 'A', A, s, k, m, lda);
   const b = tb === 'N' ? mat(r, 'dgemm', 'B', B, s, k, n, ldb) : mat(r, 'dgemm', 'B', B, s, n, k, ldb);
   const c = mat(r, 'dgemm', 'C', C, s, m, n, ldc);
-  enqueue(r, s, C, OpKind.Dgemm, ta + tb, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, null);
+  enqueue(r, s, C, OpKind.Dgemm, TRANS_PAIRS[ta]![tb]!, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, null);
 }
 
 /** C = alpha op(A) op(A)^T + beta C on the `uplo` triangle of the n x n C; op(A) is n x k. */

@@ -10,7 +10,7 @@
  */
 import type { Task } from '../ttg/task.js';
 import { rt } from '../ttg/runtime.js';
-import { Ready } from '../ttg/scheduler.js';
+import { Parked, Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
@@ -30,13 +30,23 @@ export class DeviceStep {
   constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[]) {}
 }
 
-/** Device state of one running task. */
-interface TaskState {
-  stream: Stream;
-  /** Buffers pinned on the device (backends with their own memory; the host backend pins none). */
-  pinned: Set<AnyBuffer> | undefined;
+/**
+ * Device state of one running task. It is also the {@link Ready} result of its `input()` steps
+ * when the buffers are usable at once (the host backend): the step resumes with the stream's
+ * `{ stream, device }` inside this context, with no object made per step.
+ */
+class TaskState extends Ready {
   /** Between an input() and the kernel() wait that ends it: pins held, stream load counted. */
-  active: boolean;
+  active = false;
+
+  constructor(
+    readonly stream: Stream,
+    /** Buffers pinned on the device (backends with their own memory; the host backend pins none). */
+    readonly pinned: Set<AnyBuffer> | undefined,
+  ) {
+    super(stream.inputResult);
+    this.context = this;
+  }
 }
 
 let currentState: TaskState | undefined;
@@ -46,8 +56,14 @@ export function currentStream(): Stream | undefined {
   return currentState?.stream;
 }
 
-/** Flattens `input(a, [b, c])` into buffers, rejecting anything else with a clear message. */
+/**
+ * Flattens `input(a, [b, c])` into buffers, rejecting anything else with a clear message. `args`
+ * (a fresh rest array) is returned as it is when it holds only buffers, the usual case.
+ */
 export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffer[] {
+  let flat = true;
+  for (let i = 0; i < args.length; i++) if (!(args[i] instanceof Buffer)) flat = false;
+  if (flat) return args as AnyBuffer[];
   const out: AnyBuffer[] = [];
   const add = (v: unknown): void => {
     if (v instanceof Buffer) out.push(v);
@@ -64,6 +80,17 @@ export function inStepContext<R>(st: unknown, fn: () => R): R {
   currentState = st as TaskState | undefined;
   try {
     return fn();
+  } finally {
+    currentState = prev;
+  }
+}
+
+/** The scheduler's `stepNext`: resumes `it` with `st` as the current device task. */
+export function nextInStepContext(st: unknown, it: Iterator<unknown>, input: unknown, isThrow: boolean): IteratorResult<unknown> {
+  const prev = currentState;
+  currentState = st as TaskState | undefined;
+  try {
+    return isThrow ? it.throw!(input) : it.next(input);
   } finally {
     currentState = prev;
   }
@@ -92,21 +119,27 @@ class InContext implements PromiseLike<unknown> {
 }
 
 /**
- * The wait of `yield ttg.device.kernel()`, settled by the stream's completion callback itself: it
- * resumes the body right there, in its task's device context, with no promise or microtask in
- * between: fewer allocations and jobs per device task on the JS thread, which shares the cores
- * with the kernels. Made for the scheduler's single `then`; later `then`s are called too, but
- * nothing chains off the returned value.
+ * The wait of `yield ttg.device.kernel()`: the stream's completion batch calls {@link fire}, which
+ * ends the task's device use and resumes the body right there, in its task's device context, with
+ * no promise, closure or microtask in between: fewer allocations and jobs per device task on the
+ * JS thread, which shares the cores with the kernels. Async generators wait through `then`.
  */
-class KernelWait implements PromiseLike<unknown> {
+class KernelWait extends Parked {
   private next: ((value: unknown) => unknown) | undefined;
   private settled = false;
 
-  constructor(private readonly st: TaskState) {}
+  constructor(
+    private readonly r: DeviceRuntime,
+    protected readonly context: TaskState,
+    /** Buffers copied back to the host by this wait. */
+    private readonly back: readonly AnyBuffer[],
+  ) {
+    super();
+  }
 
   then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B> {
     if (onF != null) {
-      if (this.settled) queueMicrotask(() => inStepContext(this.st, () => onF(undefined)));
+      if (this.settled) queueMicrotask(() => inStepContext(this.context, () => onF(undefined)));
       else if (this.next === undefined) this.next = onF;
       else {
         const first = this.next;
@@ -116,28 +149,37 @@ class KernelWait implements PromiseLike<unknown> {
     return this as PromiseLike<A | B>;
   }
 
-  settle(): void {
+  /** Completion of the task's last op on its stream. */
+  fire(): void {
+    const { r, context: st, back } = this;
+    const s = st.stream;
+    for (const b of back) r.memory.setHostValid(b);
+    if (st.pinned !== undefined) {
+      r.memory.release(st.pinned, s.device);
+      st.pinned.clear();
+    }
+    st.active = false;
+    s.load--;
     this.settled = true;
+    this.resumeParked(st);
     const f = this.next;
     this.next = undefined;
-    if (f !== undefined) inStepContext(this.st, () => f(undefined));
+    if (f !== undefined) inStepContext(st, () => f(undefined));
   }
 }
 
 /** The scheduler's step resolver: undefined for values that are not device steps. */
 export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
   if (!(step instanceof DeviceStep)) return undefined;
-  let p: Promise<unknown> | InputResult | KernelWait;
+  let p: Promise<unknown> | TaskState | KernelWait;
   try {
     const r = requireRuntime();
     p = step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
   } catch (e) {
     p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
-  if (p instanceof KernelWait) return p;
-  const st = task.deviceState as TaskState | undefined;
-  if (!(p instanceof Promise)) return new Ready(p, st);  // resident already: resume now
-  return new InContext(p, st);
+  if (p instanceof KernelWait || p instanceof TaskState) return p;  // TaskState: resident already, resume now
+  return new InContext(p, task.deviceState as TaskState | undefined);
 }
 
 function chooseDevice(r: DeviceRuntime, task: Task): number {
@@ -153,20 +195,19 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
   return best;
 }
 
-function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | InputResult {
+function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | TaskState {
   let st = task.deviceState as TaskState | undefined;
   if (st === undefined) {
-    st = { stream: r.streams.pick(chooseDevice(r, task), bufs), pinned: r.backend.inPlace ? undefined : new Set(), active: false };
+    st = new TaskState(r.streams.pick(chooseDevice(r, task), bufs), r.backend.inPlace ? undefined : new Set());
     task.deviceState = st;
   }
   if (!st.active) {
     st.active = true;
     st.stream.load++;
   }
-  const stream = st.stream;
-  const result = stream.inputResult;
-  if (st.pinned === undefined) return result;
-  return r.memory.acquire(bufs, stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
+  if (st.pinned === undefined) return st;
+  const result = st.stream.inputResult;
+  return r.memory.acquire(bufs, st.stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
 }
 
 function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {
@@ -178,17 +219,8 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   }
   const s = st.stream;
   const back = bufs.length === 0 ? bufs : bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
-  const wait = new KernelWait(st);
-  r.streams.marker(s, () => {
-    for (const b of back) r.memory.setHostValid(b);
-    if (st.pinned !== undefined) {
-      r.memory.release(st.pinned, s.device);
-      st.pinned.clear();
-    }
-    st.active = false;
-    s.load--;
-    wait.settle();
-  });
+  const wait = new KernelWait(r, st, back);
+  r.streams.notifyWhenDone(s, wait);
   if (back.length > 0) {
     const done = new Promise<void>((resolve) => wait.then(() => resolve()));
     for (const b of back) {

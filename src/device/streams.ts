@@ -52,13 +52,18 @@ const AFFINITY_SLACK = 1;
 
 type Operand = number | ArrayBufferView | null;
 
+/** What a notify id completes: {@link StreamManager.notifyWhenDone} calls `fire` from the batch. */
+export interface Waiter {
+  fire(): void;
+}
+
 /** Streams of all devices plus the notify-id bookkeeping. */
 export class StreamManager {
   /** All streams, by global id. */
   readonly all: Stream[] = [];
   /** Streams of each device. */
   readonly byDevice: Stream[][] = [];
-  private readonly waiting = new Map<number, () => void>();
+  private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
 
   constructor(private readonly backend: Backend) {
@@ -82,11 +87,11 @@ export class StreamManager {
     let error: unknown;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
-      const f = this.waiting.get(id);
-      if (f === undefined) continue;
+      const w = this.waiting.get(id);
+      if (w === undefined) continue;
       this.waiting.delete(id);
       try {
-        f();
+        w.fire();
       } catch (e) {
         if (!failed) error = e;
         failed = true;
@@ -170,13 +175,18 @@ export class StreamManager {
    * so far has run.
    */
   marker(s: Stream, done: () => void): void {
+    this.notifyWhenDone(s, { fire: done });
+  }
+
+  /** {@link marker} for an object: one allocation less per device task. */
+  notifyWhenDone(s: Stream, w: Waiter): void {
     const id = this.nextId++;
-    this.waiting.set(id, done);
+    this.waiting.set(id, w);
     this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
   }
 
   private promiseFor(id: number): Promise<void> {
-    return new Promise<void>((resolve) => this.waiting.set(id, resolve));
+    return new Promise<void>((resolve) => this.waiting.set(id, { fire: resolve }));
   }
 }
 

@@ -24,11 +24,40 @@ type AnyBody = (...a: unknown[]) => unknown;
  * once with `value` (inside `context`, see {@link Scheduler.stepContext}), without a promise turn.
  */
 export class Ready implements PromiseLike<unknown> {
-  constructor(readonly value: unknown, readonly context?: unknown) {}
+  constructor(readonly value: unknown, public context?: unknown) {}
 
   /** Callers that treat it as a promise (async generators) get the value a turn later. */
   then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
     return Promise.resolve(this.value).then(onF, onR);
+  }
+}
+
+/**
+ * A step that completes by calling back itself, with no promise: a `function*` body that yields
+ * one is parked on it and resumed right from the completion (the device layer's kernel waits, one
+ * per device task), without the closures and promise jobs of a `then`. Async generators still
+ * use `then`, which subclasses implement.
+ */
+export abstract class Parked implements PromiseLike<unknown> {
+  private task: Task | undefined = undefined;
+  private it: Iterator<unknown> | undefined = undefined;
+  private sched: Scheduler | undefined = undefined;
+
+  /** @internal Called by the scheduler instead of `then`. */
+  park(sched: Scheduler, t: Task, it: Iterator<unknown>): void {
+    this.sched = sched;
+    this.task = t;
+    this.it = it;
+  }
+
+  abstract then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B>;
+
+  /** Resumes the parked body inside `context` (see {@link Scheduler.stepNext}), if one is parked. */
+  protected resumeParked(context: unknown): void {
+    const sched = this.sched;
+    if (sched === undefined) return;
+    this.sched = undefined;
+    sched.resumeParked(this.task!, this.it!, context);
   }
 }
 
@@ -49,8 +78,8 @@ export class Scheduler {
   completed = 0;
   /** Told the first error of each run (the MPI transport announces it to the other ranks). */
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
-  /** Runs `fn` inside a step's context (set by src/device for {@link Ready} results). */
-  stepContext: (<R>(context: unknown, fn: () => R) => R) | undefined = undefined;
+  /** Resumes `it` inside a step's context (set by src/device for {@link Ready} and {@link Parked} steps). */
+  stepNext: ((context: unknown, it: Iterator<unknown>, input: unknown, isThrow: boolean) => IteratorResult<unknown>) | undefined = undefined;
   /** Device-step handler installed by src/device. */
   stepResolver: StepResolver | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
@@ -258,14 +287,27 @@ export class Scheduler {
     tr.slice(t.tt.name, t.key, t0);
   }
 
+  /** @internal Resumes a body parked on a {@link Parked} step (traced as one more slice of its task). */
+  resumeParked(t: Task, it: Iterator<unknown>, ctx: unknown): void {
+    if (t.abandoned) return;
+    this.resumed++;
+    const tr = this.tracer;
+    if (tr === undefined) {
+      this.stepSync(t, it, undefined, false, ctx);
+      return;
+    }
+    const t0 = tr.now();
+    this.stepSync(t, it, undefined, false, ctx);
+    tr.slice(t.tt.name, t.key, t0);
+  }
+
   /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */
-  private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean): void {
-    let ctx: unknown;
+  private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean, ctx?: unknown): void {
     for (;;) {
       let r: IteratorResult<unknown>;
       try {
         if (ctx === undefined) r = isThrow ? it.throw!(input) : it.next(input);
-        else r = this.stepContext!(ctx, () => it.next(input));
+        else r = this.stepNext!(ctx, it, input, isThrow);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -290,6 +332,10 @@ export class Scheduler {
         continue;
       }
       this.suspend(t);
+      if (p instanceof Parked) {
+        p.park(this, t, it);
+        return;
+      }
       p.then((x) => this.resume(t, () => this.stepSync(t, it, x, false)), (e: unknown) => this.resume(t, () => this.stepSync(t, it, e, true)));
       return;
     }
