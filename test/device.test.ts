@@ -201,25 +201,19 @@ describe('device tasks on the host backend', () => {
       const X = new ttg.Buffer(new Float64Array([1, 2, 3, 4]));
       const seen: boolean[] = [];
       const e = new ttg.Edge<number, number>(`multi-${kind}`);
+      function* body(): Generator<unknown, void, unknown> {
+        for (let round = 0; round < 3; round++) {
+          const { stream } = (yield ttg.device.input(X)) as ttg.device.InputResult;
+          ttg.device.kernels.dscal(stream, 4, 2, X);
+          yield ttg.device.kernel();
+          seen.push(ttg.device.current_stream() === stream);
+        }
+        yield ttg.device.kernel(X);
+      }
+      // yield* runs the same steps synchronously inside each resumption of the async generator
       const tt = kind === 'function*'
-        ? ttg.make_tt(function* () {
-          for (let round = 0; round < 3; round++) {
-            const { stream } = (yield ttg.device.input(X)) as ttg.device.InputResult;
-            ttg.device.kernels.dscal(stream, 4, 2, X);
-            yield ttg.device.kernel();
-            seen.push(ttg.device.current_stream() === stream);
-          }
-          yield ttg.device.kernel(X);
-        }, [e], [], { name: 'multi-wait' })
-        : ttg.make_tt(async function* () {
-          for (let round = 0; round < 3; round++) {
-            const { stream } = (yield ttg.device.input(X)) as ttg.device.InputResult;
-            ttg.device.kernels.dscal(stream, 4, 2, X);
-            yield ttg.device.kernel();
-            seen.push(ttg.device.current_stream() === stream);
-          }
-          yield ttg.device.kernel(X);
-        }, [e], [], { name: 'multi-wait' });
+        ? ttg.make_tt(body, [e], [], { name: 'multi-wait' })
+        : ttg.make_tt(async function* () { yield* body(); }, [e], [], { name: 'multi-wait' });
       ttg.make_graph_executable(tt);
       tt.invoke(0, 0);
       await fence();

@@ -21,7 +21,8 @@ type AnyBody = (...a: unknown[]) => unknown;
 
 /**
  * What a step resolver returns for a step that completed synchronously: the generator resumes at
- * once with `value` (inside `context`, see {@link Scheduler.stepContext}), without a promise turn.
+ * once with `value` (inside `context`, see {@link Scheduler.stepNext}), without a promise turn.
+ * `context` is writable so that a subclass may be its own context (the device layer's task state).
  */
 export class Ready implements PromiseLike<unknown> {
   constructor(readonly value: unknown, public context?: unknown) {}
