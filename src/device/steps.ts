@@ -61,9 +61,9 @@ export function currentStream(): Stream | undefined {
  * (a fresh rest array) is returned as it is when it holds only buffers, the usual case.
  */
 export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffer[] {
-  let flat = true;
-  for (let i = 0; i < args.length; i++) if (!(args[i] instanceof Buffer)) flat = false;
-  if (flat) return args as AnyBuffer[];
+  let flat = 0;
+  while (flat < args.length && args[flat] instanceof Buffer) flat++;
+  if (flat === args.length) return args as AnyBuffer[];
   const out: AnyBuffer[] = [];
   const add = (v: unknown): void => {
     if (v instanceof Buffer) out.push(v);
