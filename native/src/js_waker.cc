@@ -65,8 +65,13 @@ void JsWaker::start(Napi::Env env, Napi::Function fn, Drain drain, const char* n
   uv_poll_start(&s->poll, UV_READABLE, [](uv_poll_t* h, int, int) {
     auto* st = static_cast<State*>(h->data);
     // Emptied before draining: a wake() that lands during the drain fires the loop again.
+    // One read resets an eventfd's counter; a pipe is read until empty (a syscall saved per wake).
     std::uint64_t count;
-    while (::read(st->read_fd, &count, sizeof count) > 0) {
+    if (st->read_fd == st->write_fd) {
+      [[maybe_unused]] ssize_t n = ::read(st->read_fd, &count, sizeof count);
+    } else {
+      while (::read(st->read_fd, &count, sizeof count) > 0) {
+      }
     }
     Napi::Env e(st->env);
     Napi::HandleScope scope(e);
