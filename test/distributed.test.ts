@@ -20,7 +20,7 @@ interface RankResult {
   reduce: { sum: number; sized: number };
   split: string;
   zero_copy: boolean;
-  transfer: { bad: number; detached: number; kept: number; moved: string; shared_kept: number; allocated: number; reused: number };
+  transfer: { bad: number; detached: number; kept: number; moved: string; shared_kept: number; allocated: number; reused: number; prepared: number };
   fences: number;
 }
 
@@ -98,6 +98,10 @@ describe('distributed execution under mpirun', function () {
         for (const x of t) expect(x.allocated, JSON.stringify(x)).to.be.at.most(2);
         expect(t.reduce((s, x) => s + x.reused + x.allocated, 0)).to.equal(3 * np + 3);
         expect(t.reduce((s, x) => s + x.reused, 0)).to.be.at.least(3 * np + 3 - 2 * np);
+        // ... and lent through the ArrayBuffer made when that send left; only a buffer that GC gave
+        // back (one of the two Share kept) could be reused without one
+        const reused = t.reduce((s, x) => s + x.reused, 0);
+        expect(t.reduce((s, x) => s + x.prepared, 0), JSON.stringify(t)).to.be.within(reused - 2, reused);
       });
 
       it('survives three fences in a row', () => {

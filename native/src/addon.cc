@@ -182,14 +182,15 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     // transfer: the sender gives up these arrays (a moved value); lent pool buffers among them
     // go with the send, are reused once sent, and are detached right after the hand-off (JS
-    // cannot run in between). Loopback reads the sender's memory, so never there.
-    std::vector<napi_value> claimed;
+    // cannot run in between), then prepared for their next arrival. Loopback reads the sender's
+    // memory, so never there.
+    std::vector<std::pair<napi_value, Span>> claimed;
     if (info[4].ToBoolean().Value() && comm().uses_mpi()) {
       for (uint32_t i = 0; i < parts.Length(); ++i) {
         PoolBuf b;
         if (napi_value ab = PoolLeases::instance().claim(env, parts.Get(i), b)) {
+          claimed.emplace_back(ab, Span{b.data, b.bytes});
           cmd.recycle.push_back(std::move(b));
-          claimed.push_back(ab);
         }
       }
     }
@@ -197,7 +198,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     // wake the JS thread at all (one wake-up less per hop of a moved array).
     if (cmd.recycle.size() < parts.Length()) cmd.pin = Pin(parts);
     comm().enqueue(std::move(cmd));
-    for (napi_value ab : claimed) PoolLeases::detach(env, ab);
+    for (auto& [ab, mem] : claimed) {
+      PoolLeases::detach(env, ab);
+      PoolLeases::instance().prepare(env, mem.data, mem.bytes);
+    }
     return env.Undefined();
   }
 
@@ -297,6 +301,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     o["recv_bytes"] = static_cast<double>(comm().stats.recv_bytes.load());
     o["pool_reused"] = static_cast<double>(RecvPool::get().reused());
     o["pool_allocated"] = static_cast<double>(RecvPool::get().allocated());
+    o["pool_prepared"] = static_cast<double>(PoolLeases::instance().prepared_lends());
     return o;
   }
 

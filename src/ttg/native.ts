@@ -145,6 +145,8 @@ export interface NativeStats {
   pool_reused: number;
   /** ... or into a newly allocated one. */
   pool_allocated: number;
+  /** Received pool buffers lent to JS through an ArrayBuffer prepared when their last send left. */
+  pool_prepared: number;
 }
 
 /** What the device part of the addon can do on this machine ({@link NativeAddon.devInfo}). */

@@ -186,7 +186,7 @@ ttg.register_split_metadata(Tile, {
   const next = new ttg.Edge<number, Float64Array>('t-next');
   const toShare = new ttg.Edge<number, Float64Array>('t-share');
   const shareNext = new ttg.Edge<number, Float64Array>('t-share-next');
-  const seen = { bad: 0, detached: 0, kept: 0, moved: '', shared_kept: 0, allocated: 0, reused: 0 };
+  const seen = { bad: 0, detached: 0, kept: 0, moved: '', shared_kept: 0, allocated: 0, reused: 0, prepared: 0 };
   const pool0 = native.stats();
   const hop = ttg.make_tt((i: number, a: Float64Array, out) => {
     if (!intact(a, i)) seen.bad++;
@@ -223,6 +223,7 @@ ttg.register_split_metadata(Tile, {
   await ttg.fence();
   seen.allocated = native.stats().pool_allocated - pool0.pool_allocated;
   seen.reused = native.stats().pool_reused - pool0.pool_reused;
+  seen.prepared = native.stats().pool_prepared - pool0.pool_prepared;
   result.transfer = seen;
 }
 
