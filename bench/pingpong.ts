@@ -9,7 +9,8 @@
  * Both loops are measured alike: the same number of round trips, after the same untimed warm-up
  * rounds (min(10, rounds), as the raw loop does). On this VM a transfer that follows a pause runs
  * up to twice as slow for the next ~20 hops (the raw loop shows it too), so a run without
- * warm-up would measure the pause, not the message path.
+ * warm-up would measure the pause, not the message path. Before the runs of a size, both loops
+ * also make SIZE_WARM_ROUNDS untimed round trips, so that ttg's runs measure compiled code.
  *
  * Every payload is verified when it arrives, in both loops alike: element 0 carries the round
  * number, the rest is checksummed by the addon's `checksum` (Fletcher-style sums mod 2^32 over its
@@ -43,6 +44,12 @@ const SCALE = Number(process.env['BENCH_SCALE'] ?? 1);
 const ROUNDS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b)] ?? 12).map((n) => Math.max(2, Math.round(n * SCALE)));
 /** Untimed warm-up round trips before each run: what native.pingpong does before timing. */
 const warmRounds = (rounds: number): number => Math.min(rounds, 10);
+/**
+ * Untimed round trips once per size before its runs, in both loops: V8 is still compiling the
+ * message path for the first ~1,000 hops of a size (1 MiB, 150-round runs read 290-440 us before
+ * it settles and 260-290 after), and the other benches warm up on ~10,000 tasks for the same reason.
+ */
+const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 1000, 100][ALL_SIZES.indexOf(b)] ?? 100);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -149,7 +156,8 @@ for (let s = 0; s < SIZES.length; s++) {
   const base = new Float64Array(bytes / 8);
   for (let i = 0; i < base.length; i++) base[i] = i * 1.25 + bytes;
   const expect = base.length > 1 ? native.checksum(base.subarray(1)) : 0;
-  await ttgRun(base, expect, 2); // first use of this size: JIT, pool buffers
+  await ttgRun(base, expect, SIZE_WARM_ROUNDS[s]!); // first use of this size: JIT, pool buffers
+  rawBad += (await held(native.pingpong(1 - rank, bytes, SIZE_WARM_ROUNDS[s]!, !NO_CHECK)))[1]!;
   const r: number[] = [];
   const t: number[] = [];
   for (let run = 0; run < RUNS; run++) {
