@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
+import { scheduler } from '../src/ttg/scheduler.js';
 import { expectTtgError, fence, rejection, stackDepth } from './helpers.js';
 
 /** The order the scheduling contract prescribes: stable sort by descending priority. */
@@ -166,5 +167,26 @@ describe('scheduling', () => {
     tt.invoke(2, 0);
     await fence();
     expect(ran).to.deep.equal([1, 2]);
+  });
+
+  it('a batch a transport delivers runs the tasks it made ready before returning; one that throws still gets them run', async () => {
+    const e = new ttg.Edge<number, number>('sch-deliver');
+    const ran: number[] = [];
+    const tt = ttg.make_tt((k: number) => { ran.push(k); }, [e], [], { name: 'sch-deliver' });
+    ttg.make_graph_executable(tt);
+    ttg.execute();
+    scheduler.deliver(() => {
+      tt.invoke(1, 0);
+      tt.invoke(2, 0);
+      expect(ran).to.deep.equal([]); // not inside the batch
+    });
+    expect(ran).to.deep.equal([1, 2]); // no microtask needed
+    expect(() => scheduler.deliver(() => {
+      tt.invoke(3, 0);
+      throw new Error('bad batch');
+    })).to.throw('bad batch');
+    expect(ran).to.deep.equal([1, 2]);
+    await fence();
+    expect(ran).to.deep.equal([1, 2, 3]);
   });
 });

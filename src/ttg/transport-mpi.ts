@@ -98,7 +98,7 @@ export class MpiTransport implements Transport {
 
   constructor(private readonly native: NativeAddon) {
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
-    const w = native.start((meta, bytes, extra) => this.onArrivals(meta, bytes, extra));
+    const w = native.start((meta, bytes, extra) => scheduler.deliver(() => this.onArrivals(meta, bytes, extra)));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
