@@ -46,10 +46,13 @@ const ROUNDS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b
 const warmRounds = (rounds: number): number => Math.min(rounds, 10);
 /**
  * Untimed round trips once per size before its runs, in both loops: V8 is still compiling the
- * message path for the first ~1,000 hops of a size (1 MiB, 150-round runs read 290-440 us before
- * it settles and 260-290 after), and the other benches warm up on ~10,000 tasks for the same reason.
+ * message path for the first thousands of hops of a size, and the other benches warm up on ~10,000
+ * tasks for the same reason. 1 MiB is the first size sent from pool buffers: its first messages
+ * take branches the smaller sizes never took, V8 deoptimizes the six functions that hold them
+ * (`--trace-deopt`), and re-optimizes them 2,000-3,000 round trips later (`--trace-opt`; with
+ * 1,000 warm-up rounds that landed in runs 5 to 9, which read 290-420 us against 240-260).
  */
-const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 1000, 100][ALL_SIZES.indexOf(b)] ?? 100);
+const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 3000, 100][ALL_SIZES.indexOf(b)] ?? 100);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
