@@ -6,29 +6,10 @@
  */
 import { addExtension, Packr } from 'msgpackr';
 import { splitEntries, splitEntryNamed, splitEntryOf, type SplitEntry } from './split-metadata.js';
+import { allocTyped, TYPED, viewReceived } from './typed-arrays.js';
 
 const TYPED_EXT = 0x51;
 const SPLIT_EXT = 0x52;
-
-type TypedCtor = (new (length: number) => ArrayBufferView) & (new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView) & { BYTES_PER_ELEMENT: number };
-const TYPED: TypedCtor[] = [
-  Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
-  Int32Array, Uint32Array, BigInt64Array, BigUint64Array,
-];
-
-/** Below this many bytes a zero-filled allocation is as cheap as an uninitialized one. */
-const UNINIT_MIN = 1024;
-
-/**
- * A receive array: the transport overwrites all of it, so large ones skip the zero fill (and get
- * their own ArrayBuffer, never a slice of Node's shared pool).
- */
-function allocTyped(code: number, n: number): ArrayBufferView {
-  const ctor = TYPED[code]!;
-  const bytes = n * ctor.BYTES_PER_ELEMENT;
-  if (bytes < UNINIT_MIN) return new ctor(n);
-  return new ctor(Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer, 0, n);
-}
 
 /** Parts collected (when packing) or allocated (when unpacking) by the current codec call. */
 let parts: ArrayBufferView[] = [];
@@ -47,17 +28,7 @@ for (let code = 0; code < TYPED.length; code++) {
       return [code, a.length];
     },
     read([c, n]: [number, number]) {
-      let a: ArrayBufferView;
-      if (given === undefined) {
-        a = allocTyped(c, n);
-      } else {
-        const buf = given[parts.length];
-        const ctor = TYPED[c]!;
-        if (buf === undefined || buf.byteLength !== n * ctor.BYTES_PER_ELEMENT) {
-          throw new Error(`received payload part ${parts.length} does not fit a ${ctor.name}(${n})`);
-        }
-        a = new ctor(buf, 0, n);
-      }
+      const a = given === undefined ? allocTyped(c, n) : viewReceived(c, n, given[parts.length], parts.length);
       parts.push(a);
       return a;
     },

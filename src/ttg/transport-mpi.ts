@@ -10,6 +10,7 @@ import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-p
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
+import { decodeInput, encodeInput } from './input-header.js';
 import { ArrivalField, ArrivalKind, PayloadMode, type NativeAddon } from './native.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
 import { rt } from './runtime.js';
@@ -248,7 +249,7 @@ export class MpiTransport implements Transport {
     let parts: ArrayBufferView[];
     let plain: boolean;
     try {
-      ({ bytes, parts, plain } = encode(msg));
+      ({ bytes, parts, plain } = encodeInput(msg) ?? encode(msg));
     } catch (e) {
       throw serializeError(msg, this.rank, e);
     }
@@ -351,7 +352,7 @@ export class MpiTransport implements Transport {
     eager: Uint8Array | undefined, tail: Tail | undefined): void {
     let decoded: DecodedMessage<WireMessage>;
     try {
-      decoded = decode<WireMessage>(header, buffers);
+      decoded = decodeInput(header, buffers) ?? decode<WireMessage>(header, buffers);
     } catch (e) {
       this.received++;
       throw Errors.serialize(`a message from rank ${src}`, undefined, undefined, undefined, this.rank, e);
