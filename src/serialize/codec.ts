@@ -35,11 +35,20 @@ for (let code = 0; code < TYPED.length; code++) {
   });
 }
 
+/**
+ * A Map on its way into msgpack. msgpackr writes a Map as a plain msgpack map before it looks at
+ * extensions, so it would arrive as an object with string keys; {@link encode} boxes the Maps of a
+ * message (only of one that has any) so that they travel as this extension.
+ */
+class MapBox {
+  constructor(readonly entries: [unknown, unknown][]) {}
+}
+
 // Maps and Sets keep their type across ranks (msgpack alone would turn a Map into an object).
 addExtension({
-  Class: Map,
+  Class: MapBox,
   type: 0x53,
-  write: (m: Map<unknown, unknown>) => [...m],
+  write: (m: MapBox) => m.entries,
   read: (entries: [unknown, unknown][]) => new Map(entries),
 });
 addExtension({
@@ -120,6 +129,7 @@ function check(v: unknown, depth: number): void {
         return;
       }
       if (v instanceof Map) {
+        hasMaps = true;
         for (const [k, x] of v) {
           check(k, depth + 1);
           check(x, depth + 1);
@@ -139,14 +149,30 @@ function check(v: unknown, depth: number): void {
   }
 }
 
+/** `check` met a Map in the message being encoded. */
+let hasMaps = false;
+
+/** `v` with every Map inside it boxed (containers on the way are copied; other values kept). */
+function boxMaps(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || v instanceof Date) return v;
+  if (v instanceof Map) return new MapBox([...v].map(([k, x]) => [boxMaps(k), boxMaps(x)]));
+  if (Array.isArray(v)) return v.map(boxMaps);
+  if (v instanceof Set) return new Set([...v].map(boxMaps));
+  if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v; // split-metadata
+  const o: Record<string, unknown> = {};
+  for (const k in v) o[k] = boxMaps((v as Record<string, unknown>)[k]);
+  return o;
+}
+
 /** Encodes `msg`; typed arrays and split-metadata objects inside it become raw parts. */
 export function encode(msg: unknown): EncodedMessage {
+  hasMaps = false;
   check(msg, 0);
   installSplitExtensions();
   parts = [];
   splitParts = false;
   try {
-    const bytes = packr.pack(msg);
+    const bytes = packr.pack(hasMaps ? boxMaps(msg) : msg);
     return { bytes, parts, plain: !splitParts };
   } finally {
     parts = [];
