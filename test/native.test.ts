@@ -42,8 +42,8 @@ describe('native addon (single process)', () => {
     const addon = requireNative();
     const events: NativeEvent[] = [];
     let wake: () => void = () => {};
-    const world = addon.start((meta, bytes, extra) => {
-      events.push(...arrivalEvents(meta, bytes, extra));
+    const world = addon.start((meta, bytes, extra, length) => {
+      events.push(...arrivalEvents(meta, bytes, extra, length));
       wake();
     });
     try {
@@ -76,6 +76,32 @@ describe('native addon (single process)', () => {
       expect(() => addon.send(1, new Uint8Array(0), [])).to.throw(RangeError, /not a rank/);
     } finally {
       addon.finalize();
+      addon.finalize();
+    }
+  });
+
+  it('reuses one pair of batch arrays from batch to batch; arrivalEvents keeps copies', async () => {
+    const addon = requireNative();
+    const seen: { meta: Float64Array; bytes: Uint8Array; length: number }[] = [];
+    const events: NativeEvent[] = [];
+    let wake: () => void = () => {};
+    addon.start((meta, bytes, extra, length) => {
+      seen.push({ meta, bytes, length });
+      events.push(...arrivalEvents(meta, bytes, extra, length));
+      wake();
+    });
+    try {
+      for (const tag of [1, 2, 3]) {
+        addon.send(0, new Uint8Array([tag, tag, tag]), []);
+        while (!events.some((e) => e.kind === 'msg' && e.header[0] === tag)) await new Promise<void>((r) => (wake = r));
+      }
+      expect(seen).to.have.length(3);
+      expect(seen[1]!.bytes).to.equal(seen[0]!.bytes);
+      expect(seen[2]!.meta).to.equal(seen[0]!.meta);
+      expect(seen[0]!.length).to.be.greaterThan(0).and.at.most(seen[0]!.meta.length);
+      expect(seen[0]!.bytes[0]).to.equal(3); // the shared array holds the last batch now
+      expect(events.map((e) => (e.kind === 'msg' ? [...e.header] : e.kind))).to.deep.equal([[1, 1, 1], [2, 2, 2], [3, 3, 3]]);
+    } finally {
       addon.finalize();
     }
   });

@@ -98,17 +98,21 @@ export const enum PayloadMode {
 }
 
 /**
- * Receives one batch of arrivals: a row of numbers per arrival in `meta` (see
- * {@link ArrivalField}), the header (and eager payload) bytes in `bytes`, and per arrival index
- * the lent buffers of a message or the text of an error in `extra` (undefined when none has any).
+ * Receives one batch of arrivals: a row of numbers per arrival in the first `length` numbers of
+ * `meta` (see {@link ArrivalField}), the header (and eager payload) bytes in `bytes`, and per
+ * arrival index the lent buffers of a message or the text of an error in `extra` (undefined when
+ * none has any). `meta` and `bytes` are reused by the next batch: read them during the call.
  */
-export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined) => void;
+export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number) => void;
 
-/** Spells a batch out as one object per arrival (tests and tools; the transport reads it flat). */
-export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined): NativeEvent[] {
+/**
+ * Spells a batch out as one object per arrival, with copies of its bytes (tests and tools; the
+ * transport reads it flat and in place).
+ */
+export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number): NativeEvent[] {
   const events: NativeEvent[] = [];
   let off = 0;
-  for (let m = 0, e = 0; m < meta.length; e++) {
+  for (let m = 0, e = 0; m < length; e++) {
     const parts = meta[m + ArrivalField.Parts]!;
     const sizes = [...meta.subarray(m + ArrivalField.Sizes, m + ArrivalField.Sizes + parts)];
     const kind = meta[m + ArrivalField.Kind]!;
@@ -116,12 +120,12 @@ export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unkn
     if (kind === ArrivalKind.Recvd) events.push({ kind: 'recvd', id });
     else if (kind === ArrivalKind.Error) events.push({ kind: 'error', message: String(extra?.[e]) });
     else {
-      const header = bytes.subarray(off, (off += meta[m + ArrivalField.HeaderBytes]!));
+      const header = bytes.slice(off, (off += meta[m + ArrivalField.HeaderBytes]!));
       const ev: NativeMsgEvent = { kind: 'msg', src: meta[m + ArrivalField.Src]!, header, sizes, id };
       const mode = meta[m + ArrivalField.Mode];
       if (mode === PayloadMode.Eager) {
         off = (off + 7) & ~7;
-        ev.eager = bytes.subarray(off, (off += sizes.reduce((a, b) => a + b, 0)));
+        ev.eager = bytes.slice(off, (off += sizes.reduce((a, b) => a + b, 0)));
       }
       else if (mode === PayloadMode.Lent) ev.buffers = extra![e] as ArrayBuffer[];
       events.push(ev);

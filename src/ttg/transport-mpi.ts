@@ -99,7 +99,7 @@ export class MpiTransport implements Transport {
 
   constructor(private readonly native: NativeAddon) {
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
-    const w = native.start((meta, bytes, extra) => scheduler.deliver(() => this.onArrivals(meta, bytes, extra)));
+    const w = native.start((meta, bytes, extra, length) => scheduler.deliver(() => this.onArrivals(meta, bytes, extra, length)));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
@@ -296,9 +296,9 @@ export class MpiTransport implements Transport {
   }
 
   /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
-  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined): void {
+  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number): void {
     let off = 0;
-    for (let m = 0, e = 0; m < meta.length; e++) {
+    for (let m = 0, e = 0; m < length; e++) {
       const row = m;
       const nparts = meta[row + ArrivalField.Parts]!;
       m += ArrivalField.Sizes + nparts;

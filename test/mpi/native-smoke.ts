@@ -10,9 +10,9 @@ const addon = requireNative();
 const pending: NativeEvent[] = [];
 let wake: () => void = () => {};
 let batches = 0;
-const { rank, size, mpi } = addon.start((meta, bytes, extra) => {
+const { rank, size, mpi } = addon.start((meta, bytes, extra, length) => {
   batches++;
-  pending.push(...arrivalEvents(meta, bytes, extra));
+  pending.push(...arrivalEvents(meta, bytes, extra, length));
   wake();
 });
 
