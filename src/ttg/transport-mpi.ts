@@ -8,6 +8,7 @@
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
+import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
 import { decodeInput, encodeInput } from './input-header.js';
@@ -99,6 +100,8 @@ export class MpiTransport implements Transport {
 
   constructor(private readonly native: NativeAddon) {
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
+    // Sends detach moved arrays: settle V8's assumption before any hot code is compiled.
+    retireDetachAssumption();
     const w = native.start((meta, bytes, extra, length) => scheduler.deliver(() => this.onArrivals(meta, bytes, extra, length)));
     this.rank = w.rank;
     this.size = w.size;

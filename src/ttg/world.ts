@@ -4,7 +4,6 @@
  */
 import { initHashing } from '../serialize/hash.js';
 import { checksumRequested, initChecksum } from './checksum.js';
-import { retireDetachAssumption } from './detach-protector.js';
 import { Errors } from './errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import { rt } from './runtime.js';
@@ -66,7 +65,6 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (rt.finalized) throw Errors.finalized('initialize()', rt.rank);
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
-  retireDetachAssumption();
   await initHashing();
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
