@@ -441,11 +441,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   template <typename T>
   T BatchArray(Napi::Env env, Napi::Reference<T>& keep, std::size_t n) {
     if (delivering_ || n * sizeof(*T().Data()) > kBatchKeepMax) return T::New(env, n);
-    if (!keep.IsEmpty()) {
-      T a = keep.Value();
-      if (a.ElementLength() >= n) return a;
-    }
-    T a = T::New(env, std::max<std::size_t>(n, 2 * (keep.IsEmpty() ? 512 : keep.Value().ElementLength())));
+    T kept = keep.IsEmpty() ? T() : keep.Value();
+    const std::size_t had = kept.IsEmpty() ? 0 : kept.ElementLength();
+    if (had >= n) return kept;
+    T a = T::New(env, std::max({n, 2 * had, std::size_t{1024}}));
     keep.Reset(a, 1);
     return a;
   }
