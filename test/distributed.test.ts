@@ -10,6 +10,18 @@ import { expect } from 'chai';
 
 import { mpirun } from './mpi-run.js';
 
+/** What one rank saw of a ring of moved arrays (test/mpi/graphs.ts `transferRing`). */
+interface Transfer {
+  bad: number;
+  detached: number;
+  kept: number;
+  moved: string;
+  shared_kept: number;
+  allocated: number;
+  reused: number;
+  prepared: number;
+}
+
 interface RankResult {
   rank: number;
   size: number;
@@ -20,7 +32,8 @@ interface RankResult {
   reduce: { sum: number; sized: number };
   split: string;
   zero_copy: boolean;
-  transfer: { bad: number; detached: number; kept: number; moved: string; shared_kept: number; allocated: number; reused: number; prepared: number };
+  transfer: Transfer;
+  transfer_huge: Transfer;
   fences: number;
 }
 
@@ -84,8 +97,8 @@ describe('distributed execution under mpirun', function () {
         for (const r of results) expect(r.zero_copy, `rank ${r.rank}`).to.equal(true);
       });
 
-      it('transfers a consumed array moved to another rank (detached, memory reused), and only then', () => {
-        const t = results.map((r) => r.transfer);
+      for (const [field, label] of [['transfer', '256 KiB'], ['transfer_huge', '1 MiB']] as const) it(`transfers a consumed ${label} array moved to another rank (detached, memory reused), and only then`, () => {
+        const t = results.map((r) => r[field]);
         expect(t.reduce((s, x) => s + x.bad, 0)).to.equal(0);
         // Hop(0) sends the application's own array: kept; every later hop sends a received one
         expect(t.reduce((s, x) => s + x.kept, 0)).to.equal(1);

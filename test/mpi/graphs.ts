@@ -176,9 +176,10 @@ ttg.register_split_metadata(Tile, {
 }
 
 // a consumed array moved to another rank is transferred (detached after the send, its memory
-// reused for arrivals); a shared one, or one the application allocated, is left alone
-{
-  const L = 32768; // 256 KiB: above the eager limit, so it arrives in a receive buffer of the addon
+// reused for arrivals); a shared one, or one the application allocated, is left alone.
+// 256 KiB: above the eager limit, so it arrives in a receive buffer of the addon; 1 MiB: the
+// pool's buffers are then whole huge pages, larger than the payload, and must be reused as well
+async function transferRing(L: number) {
   const hops = 3 * size;
   const fill = (a: Float64Array, i: number) => { a[0] = i; for (let j = 1; j < L; j++) a[j] = j * 0.5 + i; };
   const intact = (a: Float64Array, i: number) => a.length === L && a[0] === i && a[L - 1] === (L - 1) * 0.5 + i;
@@ -224,8 +225,10 @@ ttg.register_split_metadata(Tile, {
   seen.allocated = native.stats().pool_allocated - pool0.pool_allocated;
   seen.reused = native.stats().pool_reused - pool0.pool_reused;
   seen.prepared = native.stats().pool_prepared - pool0.pool_prepared;
-  result.transfer = seen;
+  return seen;
 }
+result.transfer = await transferRing(32768);
+result.transfer_huge = await transferRing(131072);
 
 // three fences in a row, with work between the first two only
 {
