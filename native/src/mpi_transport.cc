@@ -197,8 +197,10 @@ class MpiTransport final : public Transport {
     colls_.push_back(std::move(pc));
   }
 
+  // New headers last: a payload that probe_headers has just received is published (and JS woken)
+  // without first testing every other request, each test a pass of MPI's progress engine.
   bool progress(Batch& out) override {
-    bool any = probe_headers(out);
+    bool any = false;
     for (std::size_t i = 0; i < sends_.size();) {
       if (test_all(sends_[i].reqs)) {
         if (sends_[i].pin) out.released.push_back(sends_[i].pin);
@@ -247,7 +249,7 @@ class MpiTransport final : public Transport {
       colls_.erase(colls_.begin());
       any = true;
     }
-    return any;
+    return probe_headers(out) || any;
   }
 
   [[noreturn]] void abort(int code) override {
@@ -320,9 +322,10 @@ class MpiTransport final : public Transport {
         if (test_all(pp.reqs)) {
           for (const PoolBuf& b : pp.arrival.pre) stats_.recv_bytes += b.bytes;
           out.arrivals.push_back(std::move(pp.arrival));
-        } else {
-          pre_.push_back(std::move(pp));
+          // a large payload just came in: hand it over now; later headers wait for the next pass
+          return true;
         }
+        pre_.push_back(std::move(pp));
       } else {
         out.arrivals.push_back(std::move(a));
       }
