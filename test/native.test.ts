@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { arrivalEvents, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
+import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
 
 describe('native addon (single process)', () => {
   it('loads', () => {
@@ -14,6 +14,19 @@ describe('native addon (single process)', () => {
     expect(info.blas).to.be.a('boolean');
     expect(info.cuda).to.be.a('boolean');
     expect(info.version).to.be.a('string').and.not.equal('');
+  });
+
+  it('lentBuffers() reads both forms of a batch\'s lent buffers', () => {
+    const a = new ArrayBuffer(8);
+    const b = new ArrayBuffer(16);
+    // a batch of one message lent one buffer: extra is that buffer
+    expect(lentBuffers(a, 0)).to.deep.equal([a]).and.satisfy((x: ArrayBuffer[]) => x[0] === a);
+    // otherwise an array of them per event (an error's text for an error)
+    const extra: unknown[] = ['an error text', [a, b]];
+    const two = lentBuffers(extra, 1);
+    expect(two).to.have.length(2);
+    expect(two[0]).to.equal(a);
+    expect(two[1]).to.equal(b);
   });
 
   it('checksum() is the Fletcher-style word sum bench:pingpong documents', () => {

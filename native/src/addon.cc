@@ -60,7 +60,7 @@ constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; 
 constexpr std::size_t kArrivalFields = 6;
 constexpr double kRecvNeeded = 0;    // JS calls recv(id, views) (or the message has no parts)
 constexpr double kEagerPayload = 1;  // the payload follows the header in the batch's bytes
-constexpr double kLentBuffers = 2;   // the payload is in pool buffers, extra[event]
+constexpr double kLentBuffers = 2;   // the payload is in pool buffers, extra[event] (or extra itself)
 
 struct PendingPromise {
   Napi::Promise::Deferred deferred;
@@ -454,17 +454,20 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   // error texts need JS objects, in `extra` by event index. Far cheaper than an object per event.
   ArrivalBatch Flatten(Napi::Env env, std::vector<Arrival>& arrivals) {
     std::size_t nmeta = 0, nbytes = 0;
-    bool need_extra = false;
+    std::size_t extras = 0;
     for (const Arrival& a : arrivals) {
       nmeta += kArrivalFields + a.sizes.size();
       if (a.kind == Arrival::Kind::Msg) {
         nbytes += a.header.size();
         if (a.is_eager) nbytes = align8(nbytes) + (a.eager.size - a.eager_off);
       }
-      need_extra = need_extra || !a.pre.empty() || a.kind == Arrival::Kind::Error;
+      if (!a.pre.empty() || a.kind == Arrival::Kind::Error) extras++;
     }
+    // One lent single-part payload alone in its batch (a large message's usual case) travels as
+    // `extra` itself: no JS array to make and fill right after the copy has flushed the caches.
+    const bool lone_buffer = extras == 1 && arrivals.size() == 1 && arrivals[0].pre.size() == 1;
     ArrivalBatch out{BatchArray(env, meta_keep_, nmeta), BatchArray(env, bytes_keep_, nbytes),
-                     need_extra ? Napi::Array::New(env, arrivals.size()) : env.Undefined(), nmeta};
+                     extras == 0 || lone_buffer ? env.Undefined() : Napi::Array::New(env, arrivals.size()), nmeta};
     double* m = out.meta.Data();
     std::uint8_t* const base = out.bytes.Data();
     std::uint8_t* p = base;
@@ -489,9 +492,13 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
           mode = kEagerPayload;
         } else if (!a.pre.empty()) {
           // Already received into pool buffers: lend them to JS (back on GC or on transfer).
-          Napi::Array bufs = Napi::Array::New(env, a.pre.size());
-          for (uint32_t i = 0; i < a.pre.size(); ++i) bufs[i] = PoolLeases::instance().lend(env, a.pre[i]);
-          out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = bufs;
+          if (lone_buffer) {
+            out.extra = PoolLeases::instance().lend(env, a.pre[0]);
+          } else {
+            Napi::Array bufs = Napi::Array::New(env, a.pre.size());
+            for (uint32_t i = 0; i < a.pre.size(); ++i) bufs[i] = PoolLeases::instance().lend(env, a.pre[i]);
+            out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = bufs;
+          }
           mode = kLentBuffers;
         } else if (!a.sizes.empty()) {
           pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin});

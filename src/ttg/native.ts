@@ -93,7 +93,7 @@ export const enum PayloadMode {
   Recv,
   /** In the batch's bytes, after the header. */
   Eager,
-  /** In pool buffers the addon lends: `extra[event]`. */
+  /** In pool buffers the addon lends: see {@link lentBuffers}. */
   Lent,
 }
 
@@ -101,15 +101,24 @@ export const enum PayloadMode {
  * Receives one batch of arrivals: a row of numbers per arrival in the first `length` numbers of
  * `meta` (see {@link ArrivalField}), the header (and eager payload) bytes in `bytes`, and per
  * arrival index the lent buffers of a message or the text of an error in `extra` (undefined when
- * none has any). `meta` and `bytes` are reused by the next batch: read them during the call.
+ * none has any; a batch of one message lent one buffer has that ArrayBuffer as `extra` itself).
+ * `meta` and `bytes` are reused by the next batch: read them during the call.
  */
-export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number) => void;
+export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => void;
+
+/** The `extra` argument of an {@link ArrivalsCallback}. */
+export type ArrivalExtra = unknown[] | ArrayBuffer | undefined;
+
+/** The buffers lent to arrival `e` of a batch, whose mode is {@link PayloadMode.Lent}. */
+export function lentBuffers(extra: ArrivalExtra, e: number): ArrayBuffer[] {
+  return extra instanceof ArrayBuffer ? [extra] : (extra![e] as ArrayBuffer[]);
+}
 
 /**
  * Spells a batch out as one object per arrival, with copies of its bytes (tests and tools; the
  * transport reads it flat and in place).
  */
-export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number): NativeEvent[] {
+export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): NativeEvent[] {
   const events: NativeEvent[] = [];
   let off = 0;
   for (let m = 0, e = 0; m < length; e++) {
@@ -118,7 +127,7 @@ export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unkn
     const kind = meta[m + ArrivalField.Kind]!;
     const id = meta[m + ArrivalField.Id]!;
     if (kind === ArrivalKind.Recvd) events.push({ kind: 'recvd', id });
-    else if (kind === ArrivalKind.Error) events.push({ kind: 'error', message: String(extra?.[e]) });
+    else if (kind === ArrivalKind.Error) events.push({ kind: 'error', message: String((extra as unknown[])[e]) });
     else {
       const header = bytes.slice(off, (off += meta[m + ArrivalField.HeaderBytes]!));
       const ev: NativeMsgEvent = { kind: 'msg', src: meta[m + ArrivalField.Src]!, header, sizes, id };
@@ -127,7 +136,7 @@ export function arrivalEvents(meta: Float64Array, bytes: Uint8Array, extra: unkn
         off = (off + 7) & ~7;
         ev.eager = bytes.slice(off, (off += sizes.reduce((a, b) => a + b, 0)));
       }
-      else if (mode === PayloadMode.Lent) ev.buffers = extra![e] as ArrayBuffer[];
+      else if (mode === PayloadMode.Lent) ev.buffers = lentBuffers(extra, e);
       events.push(ev);
     }
     m += ArrivalField.Sizes + parts;

@@ -12,7 +12,7 @@ import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
 import { decodeInput, encodeInput } from './input-header.js';
-import { ArrivalField, ArrivalKind, PayloadMode, type NativeAddon } from './native.js';
+import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
 import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
@@ -299,7 +299,7 @@ export class MpiTransport implements Transport {
   }
 
   /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
-  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: unknown[] | undefined, length: number): void {
+  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): void {
     let off = 0;
     for (let m = 0, e = 0; m < length; e++) {
       const row = m;
@@ -322,12 +322,12 @@ export class MpiTransport implements Transport {
           const src = meta[row + ArrivalField.Src]!;
           const id = meta[row + ArrivalField.Id]!;
           const sizes = nparts === 0 ? NO_SIZES : meta.subarray(row + ArrivalField.Sizes, m);
-          const buffers = meta[row + ArrivalField.Mode] === PayloadMode.Lent ? (extra![e] as ArrayBuffer[]) : undefined;
+          const buffers = meta[row + ArrivalField.Mode] === PayloadMode.Lent ? lentBuffers(extra, e) : undefined;
           if (this.trail === 0) this.onHeader(src, header, sizes, id, buffers, eager, undefined);
           else this.onTrailed(src, header, sizes, id, buffers, eager);
         }
         else if (kind === ArrivalKind.Recvd) this.onPayload(meta[row + ArrivalField.Id]!);
-        else scheduler.recordError(Errors.transport(`comm thread: ${String(extra?.[e])}`, this.rank));
+        else scheduler.recordError(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
       } catch (err) {
         scheduler.recordError(err instanceof TtgError ? err : Errors.transport(`handling a message failed: ${String(err)}`, this.rank, err));
       }
