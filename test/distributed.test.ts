@@ -97,7 +97,8 @@ describe('distributed execution under mpirun', function () {
         for (const r of results) expect(r.zero_copy, `rank ${r.rank}`).to.equal(true);
       });
 
-      for (const [field, label] of [['transfer', '256 KiB'], ['transfer_huge', '1 MiB']] as const) it(`transfers a consumed ${label} array moved to another rank (detached, memory reused), and only then`, () => {
+      const rings = [['transfer', '256 KiB'], ['transfer_huge', '1 MiB']] as const;
+      for (const [field, label] of rings) it(`transfers a consumed ${label} array moved to another rank (detached, memory reused), and only then`, () => {
         const t = results.map((r) => r[field]);
         expect(t.reduce((s, x) => s + x.bad, 0)).to.equal(0);
         // Hop(0) sends the application's own array: kept; every later hop sends a received one
