@@ -7,6 +7,16 @@ import * as ttg from 'ttg';
 import { scheduler } from '../src/ttg/scheduler.js';
 import { expectTtgError, fence, rejection, stackDepth } from './helpers.js';
 
+/** An executing TT named `name` whose body records its keys in `ran`. */
+function recorder(name: string) {
+  const e = new ttg.Edge<number, number>(name);
+  const ran: number[] = [];
+  const tt = ttg.make_tt((k: number) => { ran.push(k); }, [e], [], { name });
+  ttg.make_graph_executable(tt);
+  ttg.execute();
+  return { tt, ran };
+}
+
 /** The order the scheduling contract prescribes: stable sort by descending priority. */
 function expectedOrder(keys: readonly number[], prio: (k: number) => number): number[] {
   return keys.map((k, i) => ({ k, i, p: prio(k) })).sort((x, y) => y.p - x.p || x.i - y.i).map((x) => x.k);
@@ -155,11 +165,7 @@ describe('scheduling', () => {
   });
 
   it('execute() is idempotent and invokes after it start without another call', async () => {
-    const e = new ttg.Edge<number, number>('sch-idem');
-    const ran: number[] = [];
-    const tt = ttg.make_tt((k: number) => { ran.push(k); }, [e], [], { name: 'sch-idem' });
-    ttg.make_graph_executable(tt);
-    ttg.execute();
+    const { tt, ran } = recorder('sch-idem');
     ttg.execute();
     tt.invoke(1, 0);
     await new Promise((r) => setImmediate(r));
@@ -170,11 +176,7 @@ describe('scheduling', () => {
   });
 
   it('a batch a transport delivers runs the tasks it made ready before returning; one that throws still gets them run', async () => {
-    const e = new ttg.Edge<number, number>('sch-deliver');
-    const ran: number[] = [];
-    const tt = ttg.make_tt((k: number) => { ran.push(k); }, [e], [], { name: 'sch-deliver' });
-    ttg.make_graph_executable(tt);
-    ttg.execute();
+    const { tt, ran } = recorder('sch-deliver');
     scheduler.deliver(() => {
       tt.invoke(1, 0);
       tt.invoke(2, 0);
