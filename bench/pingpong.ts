@@ -4,7 +4,10 @@
  * rank 0 (Ping) and rank 1 (Pong) through the public API. Run as `npm run -s bench:pingpong`:
  * without mpirun it starts `mpirun -np 2` on itself. Prints a human table and, as its last line,
  * one JSON object (SPEC §7): sizes, raw_us, ttg_us, bw_ratio_1m, bw_ratio_16m, lat_overhead_us,
- * plus idle_cpu_pct (CPU use of a rank waiting in fence() while its peer computes).
+ * plus idle_cpu_pct (CPU use of a rank waiting in fence() while its peer computes),
+ * lat_overhead_p50_us (the median single 8 B round trip of the ttg loop, less raw MPI's mean one)
+ * and cpu_stall_pct / cpu_stalls_per_ms / cpu_stall_us (what the machine takes from a spinning
+ * thread, both ranks spinning at once before MPI starts: see bench/cpu-stalls.ts).
  *
  * Both loops are measured alike: the same number of round trips, after the same untimed warm-up
  * rounds (min(10, rounds), as the raw loop does). On this VM a transfer that follows a pause runs
@@ -32,6 +35,7 @@
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/ttg/native.js';
+import { measureCpuStalls } from './cpu-stalls.js';
 import { relaunchUnderMpirun } from './mpi-launch.js';
 
 const ALL_SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
@@ -52,6 +56,8 @@ const warmRounds = (rounds: number): number => Math.min(rounds, 10);
  * (`--trace-deopt`), and re-optimizes them 2,000-3,000 round trips later (`--trace-opt`; with
  * 1,000 warm-up rounds that landed in runs 5 to 9, which read 290-420 us against 240-260).
  */
+/** Spin time of the CPU-stall probe that runs on both ranks before the sizes. */
+const STALL_PROBE_MS = 500;
 const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 3000, 100][ALL_SIZES.indexOf(b)] ?? 100);
 
 function median(xs: number[]): number {
@@ -61,6 +67,10 @@ function median(xs: number[]): number {
 }
 
 relaunchUnderMpirun(import.meta.url);
+
+// Before the comm thread exists, whose polls would count as gaps. The ranks start together, so
+// both cores are busy at once, as in the runs.
+const stalls = measureCpuStalls(STALL_PROBE_MS);
 
 const world = await ttg.initialize();
 const { rank, size } = world;
@@ -76,6 +86,8 @@ let runStart = 0;
 /** First timed round of the run: rounds before it are warm-up. */
 let timedFrom = 0;
 let started: ((t: number) => void) | undefined;
+/** Start time of each timed round on rank 0, while a run records single round trips (8 B). */
+let roundStarts: Float64Array | undefined;
 let finished: ((t: number) => void) | undefined;
 let expected = 0;
 let got = 0;
@@ -97,6 +109,7 @@ function verify(a: Float64Array, round: number): void {
 
 const ping = ttg.make_tt((k: number, a: Float64Array, out) => {
   if (k !== runStart) verify(a, k - 1);
+  if (roundStarts !== undefined && k >= timedFrom) roundStarts[k - timedFrom] = performance.now();
   if (k === timedFrom) started?.(performance.now());
   if (k === runEnd) {
     finished?.(performance.now());
@@ -126,8 +139,11 @@ async function held<T>(p: Promise<T>): Promise<T> {
 
 let nextKey = 0;
 
-/** One run: warm-up, then `rounds` timed round trips; returns microseconds per round trip (rank 0). */
-async function ttgRun(base: Float64Array, expect: number, rounds: number): Promise<number> {
+/**
+ * One run: warm-up, then `rounds` timed round trips; returns microseconds per round trip (rank 0).
+ * With `singles`, also appends each timed round trip's own duration to it.
+ */
+async function ttgRun(base: Float64Array, expect: number, rounds: number, singles?: number[]): Promise<number> {
   const warm = warmRounds(rounds);
   runStart = nextKey;
   timedFrom = runStart + warm;
@@ -138,6 +154,7 @@ async function ttgRun(base: Float64Array, expect: number, rounds: number): Promi
   checkMs = 0;
   const t0 = new Promise<number>((resolve) => (started = resolve));
   const done = new Promise<number>((resolve) => (finished = resolve));
+  roundStarts = singles === undefined ? undefined : new Float64Array(rounds + 1);
   if (rank === 0) {
     const a = base.slice();
     a[0] = -1;
@@ -148,12 +165,18 @@ async function ttgRun(base: Float64Array, expect: number, rounds: number): Promi
   const us = rank === 0 ? ((await done) - (await t0) - check!) * 1000 / rounds : 0;
   started = undefined;
   finished = undefined;
+  if (singles !== undefined && rank === 0) for (let i = 0; i < rounds; i++) singles.push((roundStarts![i + 1]! - roundStarts![i]!) * 1000);
+  roundStarts = undefined;
   if (got !== warm + rounds) badRound++;
   return us;
 }
 
+const [stallPct, stallsPerMs, stallUs] = (await held(native.allreduce(Float64Array.of(stalls.pct, stalls.perMs, stalls.medianUs)))).map((x) => x / size);
+
 const raw: number[] = [];
 const viaTtg: number[] = [];
+/** Single 8 B round trips of the ttg loop's timed runs (rank 0), in microseconds. */
+const singles8: number[] = [];
 for (let s = 0; s < SIZES.length; s++) {
   const bytes = SIZES[s]!;
   const base = new Float64Array(bytes / 8);
@@ -168,7 +191,7 @@ for (let s = 0; s < SIZES.length; s++) {
     const [seconds, failed] = await held(native.pingpong(1 - rank, bytes, ROUNDS[s]!, !NO_CHECK));
     r.push(seconds! * 1e6);
     rawBad += failed!;
-    t.push(await ttgRun(base, expect, ROUNDS[s]!));
+    t.push(await ttgRun(base, expect, ROUNDS[s]!, bytes === 8 ? singles8 : undefined));
   }
   raw.push(median(r));
   viaTtg.push(median(t));
@@ -203,7 +226,9 @@ if (rank === 0) {
     const b = SIZES[s]!;
     console.log(`${human(b).padEnd(8)} ${r2(raw[s]!).toFixed(2).padStart(9)} ${r2(viaTtg[s]!).toFixed(2).padStart(10)} ${(raw[s]! / viaTtg[s]!).toFixed(3).padStart(9)} ${((2 * b) / (viaTtg[s]! * 1000)).toFixed(3).padStart(10)}`);
   }
+  if (singles8.length > 0) console.log(`8 B: median single round trip ${r2(median(singles8))} us, mean of runs ${r2(viaTtg[SIZES.indexOf(8)]!)} us`);
   console.log(`idle rank (waiting in fence while the peer computes ${IDLE_MS} ms): ${idleCpuPct.toFixed(1)}% of a core`);
+  console.log(`machine: a spinning thread lost ${stallPct!.toFixed(1)}% of its time, ${stallsPerMs!.toFixed(1)} gaps per ms of ${stallUs!.toFixed(1)} us (median)`);
   if (bad[0] !== 0 || bad[1] !== 0) process.exitCode = 1;
   const i1m = SIZES.indexOf(1 << 20);
   const i16m = SIZES.indexOf(16 << 20);
@@ -214,7 +239,11 @@ if (rank === 0) {
     bw_ratio_1m: Math.round((raw[i1m]! / viaTtg[i1m]!) * 1000) / 1000,
     bw_ratio_16m: Math.round((raw[i16m]! / viaTtg[i16m]!) * 1000) / 1000,
     lat_overhead_us: r2(viaTtg[0]! - raw[0]!),
+    lat_overhead_p50_us: singles8.length === 0 ? null : r2(median(singles8) - raw[SIZES.indexOf(8)]!),
     idle_cpu_pct: Math.round(idleCpuPct * 10) / 10,
+    cpu_stall_pct: Math.round(stallPct! * 10) / 10,
+    cpu_stalls_per_ms: Math.round(stallsPerMs! * 10) / 10,
+    cpu_stall_us: Math.round(stallUs! * 10) / 10,
     payload_ok: bad[0] === 0 && bad[1] === 0,
   }));
 }
