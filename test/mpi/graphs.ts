@@ -216,6 +216,10 @@ async function transferRing(L: number) {
   hop.set_procmap((i) => i % size);
   share.set_procmap((i) => (i + 1) % size);
   ttg.make_graph_executable(hop, share);
+  // A barrier after every rank read pool0: a rank that left the last fence early could otherwise
+  // send this ring's first array to one that had not, whose comm thread counts the receive into
+  // the previous window (seen in CI: 13 and 11 buffers instead of 12 and 12 at 3 ranks).
+  await ttg.fence();
   if (rank === 0) {
     const a = new Float64Array(L);
     fill(a, 0);
