@@ -46,6 +46,8 @@ const NO_CHECK = process.env['BENCH_NO_CHECK'] === '1'; // diagnosis only: skips
 const SCALE = Number(process.env['BENCH_SCALE'] ?? 1);
 /** Timed round trips per run, by size (raw and ttg alike). */
 const ROUNDS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b)] ?? 12).map((n) => Math.max(2, Math.round(n * SCALE)));
+/** Spin time of the CPU-stall probe that runs on both ranks before the sizes. */
+const STALL_PROBE_MS = 500;
 /** Untimed warm-up round trips before each run: what native.pingpong does before timing. */
 const warmRounds = (rounds: number): number => Math.min(rounds, 10);
 /**
@@ -56,8 +58,6 @@ const warmRounds = (rounds: number): number => Math.min(rounds, 10);
  * (`--trace-deopt`), and re-optimizes them 2,000-3,000 round trips later (`--trace-opt`; with
  * 1,000 warm-up rounds that landed in runs 5 to 9, which read 290-420 us against 240-260).
  */
-/** Spin time of the CPU-stall probe that runs on both ranks before the sizes. */
-const STALL_PROBE_MS = 500;
 const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 3000, 100][ALL_SIZES.indexOf(b)] ?? 100);
 
 function median(xs: number[]): number {
