@@ -5,8 +5,8 @@
  * between kernels. It tells how much of the gap to the tile ceiling is the runtime's and how much
  * belongs to the tiles themselves (irregular sizes, operands cold from memory).
  */
-import * as ttg from 'ttg';
 import { deviceRuntime } from '../src/device/runtime.js';
+import { OpKind } from '../src/device/streams.js';
 import { localOperands } from '../examples/bspmm/operands.js';
 import type { Plan } from '../examples/bspmm/plan.js';
 import { multiplyFlops } from '../examples/bspmm/sparse.js';
@@ -34,7 +34,9 @@ export async function replayGemms(plan: Plan): Promise<number> {
         const b = B[k * nt + j];
         if (b === undefined) continue;
         const c = C[i * nt + j]!;
-        ttg.device.kernels.dgemm(all[(i * nt + j) % all.length]!, 'N', 'N', c.rows, c.cols, a.cols, 1.0, a.buf, a.rows, b.buf, b.rows, 1.0, c.buf, c.rows);
+        // straight onto the stream: the public kernels take only the buffers of a running device task
+        streams.op(all[(i * nt + j) % all.length]!, OpKind.Dgemm, 'NN', c.rows, c.cols, a.cols, 1.0, 1.0,
+          a.buf.host, a.rows, b.buf.host, b.rows, c.buf.host, c.rows, null, 0);
       }
     }
   }

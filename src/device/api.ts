@@ -4,7 +4,7 @@
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { deviceRuntime } from './runtime.js';
-import { collectBuffers, currentStream, DeviceStep } from './steps.js';
+import { collectBuffers, currentStream, DeviceStep, whyNotUsable } from './steps.js';
 import { DeviceErrors } from './errors.js';
 import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
 import * as kernelFns from './kernels.js';
@@ -74,6 +74,8 @@ export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   if (!(into instanceof Float64Array) || !Number.isInteger(index) || index < 0 || index >= into.length) {
     throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', 'needs a Float64Array and an index inside it');
   }
+  const why = whyNotUsable(undefined, stream);
+  if (why !== undefined) throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', why);
   r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0);
 }
 

@@ -7,6 +7,7 @@
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
+import { whyNotUsable } from './steps.js';
 import { OpKind, Stream } from './streams.js';
 
 type Flag = string;
@@ -45,12 +46,9 @@ function mat(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, r
 }
 
 function place(r: DeviceRuntime, k: string, name: string, b: AnyBuffer, s: Stream): number | ArrayBufferView {
-  if (r.backend.inPlace) return b.host;
-  const c = b.copies[s.device];
-  if (c === undefined || c.pins === 0) {
-    throw DeviceErrors.invalid(`kernels.${k}: ${name}`, `is not resident on device ${s.device}: list it in \`yield ttg.device.input(...)\` first`);
-  }
-  return c.handle!;
+  const why = whyNotUsable(b, s);
+  if (why !== undefined) throw DeviceErrors.invalid(`kernels.${k}: ${name}`, why);
+  return r.backend.inPlace ? b.host : b.copies[s.device]!.handle!;
 }
 
 function vec(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, n: number): number | ArrayBufferView {

@@ -1,7 +1,7 @@
 /**
  * Memory manager: which buffers have copies on which device, how much of each device is used,
- * and what to evict. A task pins its buffers on its device from `input()` until its `kernel()`
- * wait completes; unpinned copies are evicted least-recently-used first, dirty ones (the only
+ * and what to evict. A task pins its buffers on its device from `input()` until the task ends
+ * (after everything it enqueued has run); unpinned copies are evicted least-recently-used first, dirty ones (the only
  * current copy) copied back to the host before their memory is freed. Read-only buffers may have
  * valid copies on several devices at once; a write on one device invalidates the others.
  *
@@ -60,7 +60,7 @@ export class MemoryManager {
    * when ops enqueued on `stream` may use them: copies this call enqueues on `stream` need no
    * wait (the stream is in order); copies still running on other streams are awaited.
    */
-  async acquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: Set<AnyBuffer>, ctx: TtgErrorContext): Promise<void> {
+  async acquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext): Promise<void> {
     const dev = stream.device;
     const cap = this.backend.capacity[dev]!;
     let need = 0;
@@ -69,11 +69,11 @@ export class MemoryManager {
     const waits: Array<Promise<void>> = [];
     await this.locked(dev, async () => {
       for (const b of bufs) {
-        if (pinned.has(b)) continue;
+        if (pinned.includes(b)) continue;
         let c = b.copies[dev];
         if (c !== undefined && c.valid) {
           c.pins++;
-          pinned.add(b);
+          pinned.push(b);
           this.touch(dev, b);
           if (c.ready !== undefined && c.lastStream !== stream.id) waits.push(c.ready);
           continue;
@@ -82,7 +82,7 @@ export class MemoryManager {
         if (!b.hostValid && !b.scratch) await this.toHost(b);
         if (c === undefined) c = await this.allocate(b, dev, ctx);
         c.pins++;
-        pinned.add(b);
+        pinned.push(b);
         c.lastStream = stream.id;
         if (!b.scratch && b.bytes > 0) {
           const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true)!;

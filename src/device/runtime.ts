@@ -12,7 +12,7 @@ import { resolveOptions, type BackendName } from './config.js';
 import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
 import { toHostValues } from './migrate.js';
-import { nextInStepContext, resolveStep } from './steps.js';
+import { endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { StreamManager } from './streams.js';
 
 /** A started device runtime. */
@@ -84,4 +84,5 @@ hooks.finalizeDevices = finalizeDevices;
 hooks.toHost = (values) => (current === undefined || current.memory.offHost === 0 ? undefined : toHostValues(current.memory, values));
 scheduler.stepResolver = resolveStep;
 scheduler.stepNext = nextInStepContext;
+scheduler.deviceEnd = endDeviceTask;
 setToHostImpl((b) => current?.memory.toHost(b));

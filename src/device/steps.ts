@@ -5,15 +5,16 @@
  *   ttg.device.kernels.dgemm(stream, ...);              // enqueue (no wait)
  *   yield ttg.device.kernel(b);                          // wait for the stream; copy b back
  *
- * The scheduler passes every yielded non-promise to {@link resolveStep}. The returned thenable
- * resumes the generator with the task's stream as "current", so `current_stream()` works.
+ * The scheduler passes every yielded non-promise to {@link resolveStep}, and resumes the body of
+ * a task that has selected a stream with that task's state as "current" (`current_stream()`,
+ * and the check that kernels use only the task's own buffers).
  */
 import type { Task } from '../ttg/task.js';
 import { rt } from '../ttg/runtime.js';
 import { Parked, Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
-import { requireRuntime, type DeviceRuntime } from './runtime.js';
+import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
 
 /** What `yield ttg.device.input(...)` resumes with. */
@@ -31,21 +32,26 @@ export class DeviceStep {
 }
 
 /**
- * Device state of one running task. It is also the {@link Ready} result of its `input()` steps
- * when the buffers are usable at once (the host backend): the step resumes with the stream's
- * `{ stream, device }` inside this context, with no object made per step.
+ * Device state of one running task, from its first `input()` until the task ends: as in C++ TTG,
+ * a wait does not end the task's use of the device, so a body may select once and then enqueue
+ * and wait any number of times. It is also the {@link Ready} result of its `input()` steps when
+ * the buffers are usable at once (the host backend): the step resumes with the stream's
+ * `{ stream, device }`, with no object made per step. The scheduler resumes the body with this
+ * state current after every step, whatever it was (see {@link nextInStepContext}).
  */
 class TaskState extends Ready {
-  /** Between an input() and the kernel() wait that ends it: pins held, stream load counted. */
+  /** Pins held and stream load counted (from the first input() until the task ends). */
   active = false;
+  /** The stream's op count when the task last waited: more ops since then must finish before it ends. */
+  waitedOps = -1;
+  /**
+   * Buffers listed in the task's input() steps: pinned on the device on backends with their own
+   * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.
+   */
+  readonly listed: AnyBuffer[] = [];
 
-  constructor(
-    readonly stream: Stream,
-    /** Buffers pinned on the device (backends with their own memory; the host backend pins none). */
-    readonly pinned: Set<AnyBuffer> | undefined,
-  ) {
+  constructor(readonly stream: Stream) {
     super(stream.inputResult);
-    this.context = this;
   }
 }
 
@@ -54,6 +60,27 @@ let currentState: TaskState | undefined;
 /** The stream of the device task whose body is running, if any. */
 export function currentStream(): Stream | undefined {
   return currentState?.stream;
+}
+
+/**
+ * Why the running body may not enqueue work on `b` on stream `s`, or undefined when it may: the
+ * body must belong to the device task that selected `s`, and `b` must be listed in one of its
+ * `input()` steps (so it stays pinned there until the task ends).
+ */
+export function whyNotUsable(b: AnyBuffer | undefined, s: Stream): string | undefined {
+  const st = currentState;
+  if (st === undefined || !st.active) {
+    return 'is enqueued outside a running device task: call kernels from the body of the task that selected the stream, ' +
+      'after its `yield ttg.device.input(...)` (a task\'s pins are released when it ends, so a stream kept from an ended task cannot be used)';
+  }
+  if (st.stream !== s) return `is enqueued on stream ${s.id}, but this task selected stream ${st.stream.id}`;
+  if (b === undefined || st.listed.includes(b)) return undefined;
+  const c = b.copies[s.device];
+  if (c !== undefined && c.pins === 0) {
+    return `is pinned by no task on device ${s.device}: the pin of the task that listed it was released when that task ended; ` +
+      'list it in this task\'s `yield ttg.device.input(...)`';
+  }
+  return 'is not listed in this task\'s `yield ttg.device.input(...)`: list it there first';
 }
 
 /**
@@ -74,19 +101,8 @@ export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffe
   return out;
 }
 
-/** Runs `fn` with `st` as the current device task (what `current_stream()` reports). */
-export function inStepContext<R>(st: unknown, fn: () => R): R {
-  const prev = currentState;
-  currentState = st as TaskState | undefined;
-  try {
-    return fn();
-  } finally {
-    currentState = prev;
-  }
-}
-
 /** The scheduler's `stepNext`: resumes `it` with `st` as the current device task. */
-export function nextInStepContext(st: unknown, it: Iterator<unknown>, input: unknown, isThrow: boolean): IteratorResult<unknown> {
+export function nextInStepContext<R>(st: unknown, it: { next(v?: unknown): R; throw?(e?: unknown): R }, input: unknown, isThrow: boolean): R {
   const prev = currentState;
   currentState = st as TaskState | undefined;
   try {
@@ -96,33 +112,11 @@ export function nextInStepContext(st: unknown, it: Iterator<unknown>, input: unk
   }
 }
 
-/** Resumes the generator inside its task's device context. */
-class InContext implements PromiseLike<unknown> {
-  constructor(private readonly p: Promise<unknown>, private readonly st: TaskState | undefined) {}
-
-  then<A = unknown, B = never>(
-    onF?: ((value: unknown) => A | PromiseLike<A>) | null,
-    onR?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): PromiseLike<A | B> {
-    const st = this.st;
-    const wrap = <X, Y>(f: ((x: X) => Y) | null | undefined) => (f == null ? undefined : (x: X): Y => {
-      const prev = currentState;
-      currentState = st;
-      try {
-        return f(x);
-      } finally {
-        currentState = prev;
-      }
-    });
-    return this.p.then(wrap(onF), wrap(onR));
-  }
-}
-
 /**
  * The wait of `yield ttg.device.kernel()`: the stream's completion batch calls {@link fire}, which
- * ends the task's device use and resumes the body right there, in its task's device context, with
- * no promise, closure or microtask in between: fewer allocations and jobs per device task on the
- * JS thread, which shares the cores with the kernels. Async generators wait through `then`.
+ * marks the copied-back buffers valid on the host and resumes the body right there, with no
+ * promise, closure or microtask in between: fewer allocations and jobs per device task on the JS
+ * thread, which shares the cores with the kernels. Async generators wait through `then`.
  */
 class KernelWait extends Parked {
   private next: ((value: unknown) => unknown) | undefined;
@@ -130,7 +124,6 @@ class KernelWait extends Parked {
 
   constructor(
     private readonly r: DeviceRuntime,
-    protected readonly context: TaskState,
     /** Buffers copied back to the host by this wait. */
     private readonly back: readonly AnyBuffer[],
   ) {
@@ -139,7 +132,7 @@ class KernelWait extends Parked {
 
   then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B> {
     if (onF != null) {
-      if (this.settled) queueMicrotask(() => inStepContext(this.context, () => onF(undefined)));
+      if (this.settled) queueMicrotask(() => onF(undefined));
       else if (this.next === undefined) this.next = onF;
       else {
         const first = this.next;
@@ -149,37 +142,26 @@ class KernelWait extends Parked {
     return this as PromiseLike<A | B>;
   }
 
-  /** Completion of the task's last op on its stream. */
+  /** Completion of everything the task had enqueued when it waited. */
   fire(): void {
-    const { r, context: st, back } = this;
-    const s = st.stream;
-    for (const b of back) r.memory.setHostValid(b);
-    if (st.pinned !== undefined) {
-      r.memory.release(st.pinned, s.device);
-      st.pinned.clear();
-    }
-    st.active = false;
-    s.load--;
+    for (const b of this.back) this.r.memory.setHostValid(b);
     this.settled = true;
-    this.resumeParked(st);
+    this.resumeParked();
     const f = this.next;
     this.next = undefined;
-    if (f !== undefined) inStepContext(st, () => f(undefined));
+    if (f !== undefined) f(undefined);
   }
 }
 
 /** The scheduler's step resolver: undefined for values that are not device steps. */
 export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
   if (!(step instanceof DeviceStep)) return undefined;
-  let p: Promise<unknown> | TaskState | KernelWait;
   try {
     const r = requireRuntime();
-    p = step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
+    return step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
   } catch (e) {
-    p = Promise.reject(e);  // thrown into the generator, so the task fails with this error
+    return Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
-  if (p instanceof KernelWait || p instanceof TaskState) return p;  // TaskState: resident already, resume now
-  return new InContext(p, task.deviceState as TaskState | undefined);
 }
 
 function chooseDevice(r: DeviceRuntime, task: Task): number {
@@ -198,16 +180,19 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | TaskState {
   let st = task.deviceState as TaskState | undefined;
   if (st === undefined) {
-    st = new TaskState(r.streams.pick(chooseDevice(r, task), bufs), r.backend.inPlace ? undefined : new Set());
+    st = new TaskState(r.streams.pick(chooseDevice(r, task), bufs));
     task.deviceState = st;
   }
   if (!st.active) {
     st.active = true;
     st.stream.load++;
   }
-  if (st.pinned === undefined) return st;
+  if (r.backend.inPlace) {
+    for (const b of bufs) if (!st.listed.includes(b)) st.listed.push(b);
+    return st;
+  }
   const result = st.stream.inputResult;
-  return r.memory.acquire(bufs, st.stream, st.pinned, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
+  return r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
 }
 
 function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {
@@ -219,8 +204,9 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   }
   const s = st.stream;
   const back = bufs.length === 0 ? bufs : bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
-  const wait = new KernelWait(r, st, back);
+  const wait = new KernelWait(r, back);
   r.streams.notifyWhenDone(s, wait);
+  st.waitedOps = s.ops;
   if (back.length > 0) {
     const done = new Promise<void>((resolve) => wait.then(() => resolve()));
     for (const b of back) {
@@ -229,4 +215,33 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
     }
   }
   return wait;
+}
+
+/**
+ * The scheduler's `deviceEnd`: a device task's body has returned (or thrown). Its pins and stream
+ * load are released once everything it enqueued has run; a body that returned without waiting
+ * for its last ops is finished later (`then`), so no fence ends and no memory is freed under a
+ * running kernel. True when it deferred.
+ */
+export function endDeviceTask(task: Task, then: () => void): boolean {
+  const st = task.deviceState as TaskState | undefined;
+  task.deviceState = undefined;
+  const r = deviceRuntime();
+  if (st === undefined || !st.active || r === undefined) return false;
+  const s = st.stream;
+  if (s.ops === st.waitedOps) {
+    release(r, st);
+    return false;
+  }
+  r.streams.marker(s, () => {
+    release(r, st);
+    then();
+  });
+  return true;
+}
+
+function release(r: DeviceRuntime, st: TaskState): void {
+  if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
+  st.active = false;
+  st.stream.load--;
 }

@@ -27,6 +27,8 @@ export class Stream {
   load = 0;
   /** @internal kernels enqueued on this stream. */
   kernels = 0;
+  /** @internal kernels, copies and user stamps enqueued on this stream: what a task waits for before it ends. */
+  ops = 0;
   /** @internal What `yield ttg.device.input(...)` resumes with on this stream (one frozen object). */
   readonly inputResult: InputResult;
 
@@ -140,6 +142,7 @@ export class StreamManager {
     const tr = tracer;
     const stamps = tr === undefined || kind === OpKind.Stamp ? undefined : this.traceBefore(tr, s, OP_NAMES[kind] ?? `op ${kind}`, { m, n, k });
     this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
+    s.ops++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
 
@@ -163,6 +166,7 @@ export class StreamManager {
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
     this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
+    s.ops++;
     if (stamps !== undefined) {
       // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
       this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);

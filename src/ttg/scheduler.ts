@@ -21,11 +21,10 @@ type AnyBody = (...a: unknown[]) => unknown;
 
 /**
  * What a step resolver returns for a step that completed synchronously: the generator resumes at
- * once with `value` (inside `context`, see {@link Scheduler.stepNext}), without a promise turn.
- * `context` is writable so that a subclass may be its own context (the device layer's task state).
+ * once with `value`, without a promise turn.
  */
 export class Ready implements PromiseLike<unknown> {
-  constructor(readonly value: unknown, public context?: unknown) {}
+  constructor(readonly value: unknown) {}
 
   /** Callers that treat it as a promise (async generators) get the value a turn later. */
   then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
@@ -53,12 +52,12 @@ export abstract class Parked implements PromiseLike<unknown> {
 
   abstract then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B>;
 
-  /** Resumes the parked body inside `context` (see {@link Scheduler.stepNext}), if one is parked. */
-  protected resumeParked(context: unknown): void {
+  /** Resumes the parked body, if one is parked. */
+  protected resumeParked(): void {
     const sched = this.sched;
     if (sched === undefined) return;
     this.sched = undefined;
-    sched.resumeParked(this.task!, this.it!, context);
+    sched.resumeParked(this.task!, this.it!);
   }
 }
 
@@ -81,10 +80,18 @@ export class Scheduler {
   completed = 0;
   /** Told the first error of each run (the MPI transport announces it to the other ranks). */
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
-  /** Resumes `it` inside a step's context (set by src/device for {@link Ready} and {@link Parked} steps). */
-  stepNext: ((context: unknown, it: Iterator<unknown>, input: unknown, isThrow: boolean) => IteratorResult<unknown>) | undefined = undefined;
+  /**
+   * Resumes the body of a task that has device state inside that state (set by src/device), so
+   * that `current_stream()` and kernel calls see their task after any kind of step.
+   */
+  stepNext: (<R>(context: unknown, it: { next(v?: unknown): R; throw?(e?: unknown): R }, input: unknown, isThrow: boolean) => R) | undefined = undefined;
   /** Device-step handler installed by src/device. */
   stepResolver: StepResolver | undefined = undefined;
+  /**
+   * Ends the device use of a task whose body returned or threw (installed by src/device); true
+   * when it must first wait for work the task enqueued, and calls `then` once that has run.
+   */
+  deviceEnd: ((t: Task, then: () => void) => boolean) | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
   sliceMs = 5;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
@@ -316,24 +323,25 @@ export class Scheduler {
   }
 
   /** @internal Resumes a body parked on a {@link Parked} step (traced as one more slice of its task). */
-  resumeParked(t: Task, it: Iterator<unknown>, ctx: unknown): void {
+  resumeParked(t: Task, it: Iterator<unknown>): void {
     if (t.abandoned) return;
     this.resumed++;
     const tr = this.tracer;
     if (tr === undefined) {
-      this.stepSync(t, it, undefined, false, ctx);
+      this.stepSync(t, it, undefined, false);
       return;
     }
     const t0 = tr.now();
-    this.stepSync(t, it, undefined, false, ctx);
+    this.stepSync(t, it, undefined, false);
     tr.slice(t.tt.name, t.key, t0);
   }
 
   /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */
-  private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean, ctx?: unknown): void {
+  private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean): void {
     for (;;) {
       let r: IteratorResult<unknown>;
       try {
+        const ctx = t.deviceState;
         if (ctx === undefined) r = isThrow ? it.throw!(input) : it.next(input);
         else r = this.stepNext!(ctx, it, input, isThrow);
       } catch (e) {
@@ -348,7 +356,6 @@ export class Scheduler {
       if (p === undefined) {
         input = r.value;
         isThrow = false;
-        ctx = undefined;
         continue;
       }
       if (p instanceof Ready) {
@@ -356,7 +363,6 @@ export class Scheduler {
         // the body enqueues its kernel before the drain loop runs the next task
         input = p.value;
         isThrow = false;
-        ctx = p.context;
         continue;
       }
       this.suspend(t);
@@ -373,7 +379,9 @@ export class Scheduler {
   private stepAsync(t: Task, it: AsyncIterator<unknown>, input: unknown, isThrow: boolean): void {
     let p: Promise<IteratorResult<unknown>>;
     try {
-      p = isThrow ? it.throw!(input) : it.next(input);
+      const ctx = t.deviceState;
+      if (ctx === undefined) p = isThrow ? it.throw!(input) : it.next(input);
+      else p = this.stepNext!(ctx, it, input, isThrow);
     } catch (e) {
       this.fail(t, e);
       return;
@@ -396,6 +404,10 @@ export class Scheduler {
   }
 
   private finish(t: Task): void {
+    if (t.deviceState !== undefined && this.deviceEnd!(t, () => this.finish(t))) {
+      this.suspend(t);
+      return;
+    }
     if (t.nextSuspended !== undefined) this.unsuspend(t);
     else if (t.abandoned) return;
     this.outstanding--;
@@ -405,6 +417,10 @@ export class Scheduler {
   }
 
   private fail(t: Task, e: unknown): void {
+    if (t.deviceState !== undefined && this.deviceEnd!(t, () => this.fail(t, e))) {
+      this.suspend(t);
+      return;
+    }
     if (t.nextSuspended !== undefined) this.unsuspend(t);
     else if (t.abandoned) return;
     this.outstanding--;
