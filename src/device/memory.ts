@@ -36,6 +36,8 @@ export class MemoryManager {
   readonly counters: DeviceCounters[];
   /** Buffers whose host copy is stale; 0 lets host tasks skip the scan of their inputs. */
   offHost = 0;
+  /** Device copies allocated on all devices; 0 lets host tasks that may write skip the scan too. */
+  copies = 0;
   /** Copies per device in least-recently-used order (Map keeps insertion order). */
   private readonly lru: Array<Map<AnyBuffer, true>>;
   private readonly locks: Array<Promise<void>>;
@@ -123,6 +125,16 @@ export class MemoryManager {
     b.copies.forEach((o, d) => { if (o !== undefined && d !== dev) o.valid = false; });
   }
 
+  /**
+   * A host task may write `b` (it holds it through a consumable input): from now on the host copy
+   * is the only current one, and the next device task copies it in again.
+   */
+  hostWrites(b: AnyBuffer): void {
+    for (const c of b.copies) if (c !== undefined) c.valid = false;
+    b.lastWriter = -1;
+    b.lastWriterStream = -1;
+  }
+
   /** The host copy is current again. */
   setHostValid(b: AnyBuffer): void {
     if (b.hostValid) return;
@@ -165,6 +177,7 @@ export class MemoryManager {
     for (const m of this.lru) for (const b of m.keys()) { b.copies = []; b.hostValid = true; }
     for (const m of this.lru) m.clear();
     this.offHost = 0;
+    this.copies = 0;
   }
 
   private async copyToHost(b: AnyBuffer, dev: number, c: DeviceCopy): Promise<void> {
@@ -186,6 +199,7 @@ export class MemoryManager {
           const c: DeviceCopy = { handle: h, valid: false, pins: 0, ready: undefined, lastStream: -1 };
           b.copies[dev] = c;
           this.used[dev]! += b.bytes;
+          this.copies++;
           this.lru[dev]!.set(b, true);
           return c;
         }
@@ -211,6 +225,7 @@ export class MemoryManager {
     this.backend.native.devFree(c.handle!);
     b.copies[dev] = undefined;
     this.used[dev]! -= b.bytes;
+    this.copies--;
     this.lru[dev]!.delete(b);
     this.counters[dev]!.evictions++;
   }

@@ -1,34 +1,57 @@
 /**
- * TTG's automatic migration: buffers reachable from a task's input values (a value that is a
- * Buffer, its own enumerable properties, array elements) are made valid on the host before a
- * plain host task runs and before the value leaves for another rank. The walk is shallow on
- * purpose (it runs before every host task while any buffer is off the host): the value, its own
- * properties and array elements, and arrays held in its properties (a tile's `list[i]`). Deeper
- * structures should expose their buffers at that depth.
+ * TTG's automatic migration: every Buffer reachable from a task's input values is made valid on
+ * the host before a plain or async host task runs and before the value leaves for another rank,
+ * as C++ TTG finds buffers through serialization. The walk goes to any depth: object properties
+ * (class instances' own enumerable properties too), array elements, Map keys and values, Set
+ * members; each object is visited once, so cycles and shared parts cost nothing extra. A host
+ * task may write the buffers of its consumable inputs: their device copies are dropped, so the
+ * next device task copies the host's data in again.
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
 import type { MemoryManager } from './memory.js';
 
-/** Starts copies back for stale buffers in `values`; undefined when all are current on the host. */
-export function toHostValues(memory: MemoryManager, values: readonly unknown[]): Promise<void> | undefined {
+/**
+ * Calls `visit(buffer, i)` for every Buffer reachable from `values[i]`, once per buffer and
+ * value. Iterative, so a long linked structure cannot overflow the stack.
+ */
+export function forEachBuffer(values: readonly unknown[], visit: (b: AnyBuffer, index: number) => void): void {
+  let seen: Set<object> | undefined;
+  const stack: unknown[] = [];
+  for (let i = 0; i < values.length; i++) {
+    stack.push(values[i]);
+    while (stack.length !== 0) {
+      const v = stack.pop();
+      if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) continue;
+      seen ??= new Set();
+      if (seen.has(v)) continue;
+      seen.add(v);
+      if (v instanceof Buffer) visit(v, i);
+      else if (Array.isArray(v)) for (const x of v) stack.push(x);
+      else if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
+      else if (v instanceof Set) for (const x of v) stack.push(x);
+      else for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+    }
+    seen?.clear();
+  }
+}
+
+/**
+ * Starts copies back for stale buffers in `values` and, for the values whose bit is set in
+ * `writable` (a host task's consumable inputs), drops their buffers' device copies once the host
+ * copy is current. Undefined when nothing had to be copied.
+ */
+export function toHostValues(memory: MemoryManager, values: readonly unknown[], writable: number): Promise<void> | undefined {
   let pending: Array<Promise<void>> | undefined;
-  const visit = (b: AnyBuffer): void => {
+  let written: AnyBuffer[] | undefined;
+  forEachBuffer(values, (b, i) => {
     const p = memory.toHost(b);
     if (p !== undefined) (pending ??= []).push(p);
-  };
-  for (const v of values) {
-    if (typeof v !== 'object' || v === null) continue;
-    if (v instanceof Buffer) {
-      visit(v);
-    } else if (Array.isArray(v)) {
-      for (const e of v) if (e instanceof Buffer) visit(e);
-    } else if (!ArrayBuffer.isView(v)) {
-      for (const k in v) {
-        const e = (v as Record<string, unknown>)[k];
-        if (e instanceof Buffer) visit(e);
-        else if (Array.isArray(e)) for (const x of e) if (x instanceof Buffer) visit(x);
-      }
-    }
+    if ((writable & (1 << i)) !== 0) (written ??= []).push(b);
+  });
+  const drop = (): void => { if (written !== undefined) for (const b of written) memory.hostWrites(b); };
+  if (pending === undefined) {
+    drop();
+    return undefined;
   }
-  return pending === undefined ? undefined : Promise.all(pending).then(() => undefined);
+  return Promise.all(pending).then(drop);
 }

@@ -8,6 +8,7 @@ import { loadNative, nativeLoadError } from '../ttg/native.js';
 import { scheduler } from '../ttg/scheduler.js';
 import { startBackend, type Backend } from './backend.js';
 import { setToHostImpl } from './buffer.js';
+import './buffer-values.js';
 import { resolveOptions, type BackendName } from './config.js';
 import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
@@ -81,7 +82,11 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
 
 hooks.initDevices = initDevices;
 hooks.finalizeDevices = finalizeDevices;
-hooks.toHost = (values) => (current === undefined || current.memory.offHost === 0 ? undefined : toHostValues(current.memory, values));
+hooks.toHost = (values, writable) => {
+  const m = current?.memory;
+  if (m === undefined || (m.offHost === 0 && (writable === 0 || m.copies === 0))) return undefined;
+  return toHostValues(m, values, writable);
+};
 scheduler.stepResolver = resolveStep;
 scheduler.stepNext = nextInStepContext;
 scheduler.deviceEnd = endDeviceTask;

@@ -7,10 +7,12 @@
 export const hooks: {
   /**
    * Makes every buffer reachable from `values` valid on the host before a plain or async body
-   * runs (or before the values are serialized for another rank). Returns a promise only when a
-   * copy had to be started; undefined when everything was already on the host.
+   * runs (or before the values are serialized for another rank); the buffers of the values whose
+   * bit is set in `writable` (a host task's consumable inputs) lose their device copies, since
+   * the body may write them. Returns a promise only when a copy had to be started; undefined
+   * when everything was already on the host.
    */
-  toHost: ((values: readonly unknown[]) => PromiseLike<void> | undefined) | undefined;
+  toHost: ((values: readonly unknown[], writable: number) => PromiseLike<void> | undefined) | undefined;
   /** Sets up the device backend from `initialize({ device })` and the TTG_DEVICE variable. */
   initDevices: ((options: DeviceOptions | undefined) => Promise<void>) | undefined;
   /** Releases device memory and worker threads at `finalize()`. */

@@ -194,10 +194,10 @@ export class Scheduler {
 
   private run(t: Task): void {
     const tt = t.tt;
-    if (hooks.toHost !== undefined && tt.kind <= BodyKind.Async) {
+    if (hooks.toHost !== undefined && (tt.kind <= BodyKind.Async || tt.consumeMask !== 0)) {
       let p: PromiseLike<void> | undefined;
       try {
-        p = hooks.toHost(t.args);
+        p = tt.kind <= BodyKind.Async ? hooks.toHost(t.args, tt.consumeMask) : toHostForCopies(t);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -464,6 +464,15 @@ export class Scheduler {
 function withTask(e: TtgError, t: Task): TtgError {
   if (e.tt !== undefined) return e;
   return new TtgError(e.code, e.detail, { tt: t.tt.name, terminal: e.terminal, key: t.key, rank: rt.rank, cause: e });
+}
+
+/**
+ * A device task does not need its inputs on the host, except the consumable ones it must copy
+ * because another task still holds them: the copy is made from the host data.
+ */
+function toHostForCopies(t: Task): PromiseLike<void> | undefined {
+  const shared = t.tt.sharedConsumed(t);
+  return shared === 0 ? undefined : hooks.toHost!(t.args.filter((_, i) => (shared & (1 << i)) !== 0), 0);
 }
 
 /** The scheduler of this process. */

@@ -118,7 +118,7 @@ export class MpiTransport implements Transport {
   }
 
   sendInput(dest: number, targets: Target[], value: unknown): void {
-    const wait = hooks.toHost?.([value]);
+    const wait = hooks.toHost?.([value], 0);
     const msg: WireMessage = [Wire.Input, targets, value];
     if (wait === undefined) {
       this.ship(dest, msg, rt.moving === value);

@@ -308,6 +308,14 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     this.inputComplete(t, 1 << idx);
   }
 
+  /** @internal Bit i set when consumable input i is still held by someone else: {@link privatize} copies it. */
+  sharedConsumed(t: Task): number {
+    const mask = this.consumeMask;
+    let shared = 0;
+    for (let i = 0; i < t.args.length; i++) if ((mask & (1 << i)) !== 0 && holderCount(t.args[i]) > 1) shared |= 1 << i;
+    return shared;
+  }
+
   /** @internal Gives consumable inputs that others still hold a private copy before the body runs. */
   privatize(t: Task): void {
     const mask = this.consumeMask;
