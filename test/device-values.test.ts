@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 import { reconfigureDevices } from '../src/device/runtime.js';
 import { forEachBuffer } from '../src/device/migrate.js';
-import { fence } from './helpers.js';
+import { expectTtgError, fence, rejection } from './helpers.js';
 
 /** A class whose instances keep a buffer in an own property. */
 class Holder {
@@ -117,5 +117,54 @@ describe('buffers inside values (emulated backend)', () => {
     write.invoke(0, new ttg.Buffer(new Float64Array(n).fill(1)));
     await fence();
     expect(got.sort((a, b) => a[0]! - b[0]!)).to.deep.equal([[2, 14, 14], [3, 21, 21]]);
+  });
+});
+
+describe('read-only inputs of host tasks (emulated backend)', () => {
+  before(async () => {
+    await ttg.initialize();
+    await reconfigureDevices({ backend: 'emulated', devices: 1, streams: 2 });
+  });
+  after(async () => {
+    await reconfigureDevices({ backend: 'host' });
+  });
+
+  /** D(k) doubles `y` on the device and copies it back, then hands it to `H` on its terminal 1 (read-only). */
+  function graph(name: string, host: (k: number, tag: string, y: ttg.Buffer) => void | Promise<void>) {
+    const go = new ttg.Edge<number, ttg.Buffer>(`${name}-go`);
+    const tag = new ttg.Edge<number, string>(`${name}-tag`);
+    const ro = new ttg.Edge<number, ttg.Buffer>(`${name}-ro`);
+    const d = ttg.make_tt(function* (k: number, y: ttg.Buffer, out) {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, y.length, 2, y);
+      yield ttg.device.kernel(y);   // valid on the host and on the device now
+      out.send(0, k, y);
+      out.send(1, k, 'tag');
+    }, [go], [ro, tag], { name: `${name}-D` });
+    const h = ttg.make_tt(host, [tag, ro], [], { name: `${name}-H` });
+    ttg.make_graph_executable(d, h);
+    return d;
+  }
+
+  for (const kind of ['plain', 'async'] as const) {
+    it(`a ${kind} host task that writes a buffer of a read-only input fails with E_READ_ONLY naming TT, terminal and key; the device copy is dropped`, async () => {
+      const write = (y: ttg.Buffer) => { y.host[3] = 99; };
+      const d = graph(`ro-${kind}`, kind === 'plain' ? (_k, _t, y) => write(y) : async (_k, _t, y) => { await Promise.resolve(); write(y); });
+      const y = new ttg.Buffer(new Float64Array(8).fill(1));
+      d.invoke(5, y);
+      expectTtgError(await rejection(fence()), 'E_READ_ONLY', [`'ro-${kind}-H'`, 'terminal 1', 'key 5', 'consume: [1]']);
+      expect(y.devices).to.deep.equal([]);
+      expect([...y.host]).to.deep.equal([2, 2, 2, 99, 2, 2, 2, 2]);
+    });
+  }
+
+  it('a host task that only reads a read-only input runs normally and the device copy stays in use', async () => {
+    const seen: number[] = [];
+    const d = graph('ro-reads', (_k, _t, y) => { seen.push(y.host[0]!); });
+    const y = new ttg.Buffer(new Float64Array(8).fill(1));
+    d.invoke(1, y);
+    await fence();
+    expect(seen).to.deep.equal([2]);
+    expect(y.devices).to.deep.equal([0]);
   });
 });

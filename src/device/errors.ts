@@ -20,6 +20,12 @@ export const DeviceErrors = {
   invalid(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return Errors.invalidArgument(what, detail, ctx);
   },
+  /** A host task wrote a buffer it received through a read-only input that has device copies. */
+  readOnlyWritten(terminal: number, ctx: TtgErrorContext): TtgError {
+    return new TtgError('E_READ_ONLY',
+      'the body wrote a ttg.Buffer it received through this read-only input, whose device copies would then be stale; ' +
+      `list the input in { consume: [${terminal}] } to write it (its device copies are then dropped)`, { ...ctx, terminal });
+  },
   /** The device layer is not usable (no addon, or not initialized). */
   unavailable(why: string): TtgError {
     return Errors.invalidArgument('the device layer', `is unavailable: ${why}`);

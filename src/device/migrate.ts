@@ -5,10 +5,12 @@
  * (class instances' own enumerable properties too), array elements, Map keys and values, Set
  * members; each object is visited once, so cycles and shared parts cost nothing extra. A host
  * task may write the buffers of its consumable inputs: their device copies are dropped, so the
- * next device task copies the host's data in again.
+ * next device task copies the host's data in again; it must not write those of its read-only inputs.
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
+import type { Task } from '../ttg/task.js';
 import type { MemoryManager } from './memory.js';
+import { ReadOnlyWatch } from './read-only.js';
 
 /**
  * Calls `visit(buffer, i)` for every Buffer reachable from `values[i]`, once per buffer and
@@ -38,20 +40,31 @@ export function forEachBuffer(values: readonly unknown[], visit: (b: AnyBuffer, 
 /**
  * Starts copies back for stale buffers in `values` and, for the values whose bit is set in
  * `writable` (a host task's consumable inputs), drops their buffers' device copies once the host
- * copy is current. Undefined when nothing had to be copied.
+ * copy is current. With `task` (a host task about to run), the buffers of its other, read-only
+ * inputs that have a valid device copy are watched for writes ({@link ReadOnlyWatch}).
+ * Undefined when nothing had to be copied.
  */
-export function toHostValues(memory: MemoryManager, values: readonly unknown[], writable: number): Promise<void> | undefined {
+export function toHostValues(memory: MemoryManager, values: readonly unknown[], writable: number, task?: Task): Promise<void> | undefined {
   let pending: Array<Promise<void>> | undefined;
   let written: AnyBuffer[] | undefined;
+  let watched: AnyBuffer[] | undefined;
+  let terminals: number[] | undefined;
   forEachBuffer(values, (b, i) => {
     const p = memory.toHost(b);
     if (p !== undefined) (pending ??= []).push(p);
     if ((writable & (1 << i)) !== 0) (written ??= []).push(b);
+    else if (task !== undefined && b.copies.some((c) => c !== undefined && c.valid)) {
+      (watched ??= []).push(b);
+      (terminals ??= []).push(i);
+    }
   });
-  const drop = (): void => { if (written !== undefined) for (const b of written) memory.hostWrites(b); };
+  const ready = (): void => {
+    if (written !== undefined) for (const b of written) memory.hostWrites(b);
+    if (watched !== undefined) task!.deviceState = new ReadOnlyWatch(memory, watched, terminals!);
+  };
   if (pending === undefined) {
-    drop();
+    ready();
     return undefined;
   }
-  return Promise.all(pending).then(drop);
+  return Promise.all(pending).then(ready);
 }

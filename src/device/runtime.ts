@@ -4,6 +4,7 @@
  * module installs the hooks, so merely importing 'ttg' enables the device layer.
  */
 import { hooks, type DeviceOptions } from '../ttg/hooks.js';
+import { initChecksum } from '../ttg/checksum.js';
 import { loadNative, nativeLoadError } from '../ttg/native.js';
 import { scheduler } from '../ttg/scheduler.js';
 import { startBackend, type Backend } from './backend.js';
@@ -53,6 +54,7 @@ export async function initDevices(options: DeviceOptions | undefined): Promise<v
     if (o.explicit) throw DeviceErrors.unavailable(disabledWhy);
     return;
   }
+  await initChecksum();  // read-only inputs are hashed (read-only.ts)
   let streams: StreamManager | undefined;
   const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids) => streams!.onDone(ids));
   streams = new StreamManager(backend);
@@ -82,10 +84,11 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
 
 hooks.initDevices = initDevices;
 hooks.finalizeDevices = finalizeDevices;
-hooks.toHost = (values, writable) => {
+hooks.toHost = (values, writable, task) => {
   const m = current?.memory;
-  if (m === undefined || (m.offHost === 0 && (writable === 0 || m.copies === 0))) return undefined;
-  return toHostValues(m, values, writable);
+  // nothing off the host and no device copy a write could make stale: nothing to do
+  if (m === undefined || (m.offHost === 0 && m.copies === 0)) return undefined;
+  return toHostValues(m, values, writable, task);
 };
 scheduler.stepResolver = resolveStep;
 scheduler.stepNext = nextInStepContext;

@@ -14,6 +14,7 @@ import { rt } from '../ttg/runtime.js';
 import { Parked, Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { ReadOnlyWatch } from './read-only.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
 
@@ -218,14 +219,19 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
 }
 
 /**
- * The scheduler's `deviceEnd`: a device task's body has returned (or thrown). Its pins and stream
- * load are released once everything it enqueued has run; a body that returned without waiting
- * for its last ops is finished later (`then`), so no fence ends and no memory is freed under a
- * running kernel. True when it deferred.
+ * The scheduler's `deviceEnd`: a task with device state has returned (or thrown). A device
+ * task's pins and stream load are released once everything it enqueued has run; a body that
+ * returned without waiting for its last ops is finished later (`then`), so no fence ends and no
+ * memory is freed under a running kernel. True when it deferred. A host task's read-only inputs
+ * are checked for writes (throws E_READ_ONLY).
  */
-export function endDeviceTask(task: Task, then: () => void): boolean {
-  const st = task.deviceState as TaskState | undefined;
+export function endDeviceTask(task: Task, then: (task: Task) => void): boolean {
+  const st = task.deviceState as TaskState | ReadOnlyWatch | undefined;
   task.deviceState = undefined;
+  if (st instanceof ReadOnlyWatch) {
+    st.check(task);
+    return false;
+  }
   const r = deviceRuntime();
   if (st === undefined || !st.active || r === undefined) return false;
   const s = st.stream;
@@ -235,7 +241,7 @@ export function endDeviceTask(task: Task, then: () => void): boolean {
   }
   r.streams.marker(s, () => {
     release(r, st);
-    then();
+    then(task);
   });
   return true;
 }

@@ -24,7 +24,8 @@ export type TtgErrorCode =
   | 'E_CORRUPT'
   | 'E_TRANSPORT'
   | 'E_DEVICE_MEMORY'
-  | 'E_MOVED';
+  | 'E_MOVED'
+  | 'E_READ_ONLY';
 
 /** Where an error happened; every field is optional because not every error has every part. */
 export interface TtgErrorContext {

@@ -2,6 +2,7 @@
  * Extension points the device layer fills in, so that the core knows nothing of devices while
  * plain host tasks and remote sends still see valid host data.
  */
+import type { Task } from './task.js';
 
 /** Hooks installed by src/device; undefined when no device layer is loaded. */
 export const hooks: {
@@ -9,10 +10,11 @@ export const hooks: {
    * Makes every buffer reachable from `values` valid on the host before a plain or async body
    * runs (or before the values are serialized for another rank); the buffers of the values whose
    * bit is set in `writable` (a host task's consumable inputs) lose their device copies, since
-   * the body may write them. Returns a promise only when a copy had to be started; undefined
-   * when everything was already on the host.
+   * the body may write them; with `task`, the others are checked for writes when it ends (in
+   * `task.deviceState`). Returns a promise only when a copy had to be started; undefined when
+   * everything was already on the host.
    */
-  toHost: ((values: readonly unknown[], writable: number) => PromiseLike<void> | undefined) | undefined;
+  toHost: ((values: readonly unknown[], writable: number, task?: Task) => PromiseLike<void> | undefined) | undefined;
   /** Sets up the device backend from `initialize({ device })` and the TTG_DEVICE variable. */
   initDevices: ((options: DeviceOptions | undefined) => Promise<void>) | undefined;
   /** Releases device memory and worker threads at `finalize()`. */

@@ -90,8 +90,9 @@ export class Scheduler {
   /**
    * Ends the device use of a task whose body returned or threw (installed by src/device); true
    * when it must first wait for work the task enqueued, and calls `then` once that has run.
+   * Throws when the task broke a device rule (a host task wrote a read-only input's buffer).
    */
-  deviceEnd: ((t: Task, then: () => void) => boolean) | undefined = undefined;
+  deviceEnd: ((t: Task, then: (t: Task) => void) => boolean) | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
   sliceMs = 5;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
@@ -197,7 +198,7 @@ export class Scheduler {
     if (hooks.toHost !== undefined && (tt.kind <= BodyKind.Async || tt.consumeMask !== 0)) {
       let p: PromiseLike<void> | undefined;
       try {
-        p = tt.kind <= BodyKind.Async ? hooks.toHost(t.args, tt.consumeMask) : toHostForCopies(t);
+        p = tt.kind <= BodyKind.Async ? hooks.toHost(t.args, tt.consumeMask, t) : toHostForCopies(t);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -403,11 +404,27 @@ export class Scheduler {
     return this.stepResolver === undefined ? undefined : this.stepResolver(v, t);
   }
 
-  private finish(t: Task): void {
-    if (t.deviceState !== undefined && this.deviceEnd!(t, () => this.finish(t))) {
-      this.suspend(t);
-      return;
+  private readonly finishFn = (t: Task): void => this.finish(t);
+
+  /**
+   * Ends the device state of a task whose body returned (`error` undefined) or threw: true when
+   * its end is deferred until its device work has run (then `then` is called) or when it turned
+   * into a failure (a read-only input written).
+   */
+  private endDevice(t: Task, then: (t: Task) => void, error: unknown): boolean {
+    try {
+      if (!this.deviceEnd!(t, then)) return false;
+    } catch (e) {
+      if (error !== undefined) return false;  // the body's own error is the one to report
+      this.fail(t, e);
+      return true;
     }
+    this.suspend(t);
+    return true;
+  }
+
+  private finish(t: Task): void {
+    if (t.deviceState !== undefined && this.endDevice(t, this.finishFn, undefined)) return;
     if (t.nextSuspended !== undefined) this.unsuspend(t);
     else if (t.abandoned) return;
     this.outstanding--;
@@ -417,10 +434,7 @@ export class Scheduler {
   }
 
   private fail(t: Task, e: unknown): void {
-    if (t.deviceState !== undefined && this.deviceEnd!(t, () => this.fail(t, e))) {
-      this.suspend(t);
-      return;
-    }
+    if (t.deviceState !== undefined && this.endDevice(t, (x) => this.fail(x, e), e)) return;
     if (t.nextSuspended !== undefined) this.unsuspend(t);
     else if (t.abandoned) return;
     this.outstanding--;
