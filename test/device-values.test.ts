@@ -168,3 +168,37 @@ describe('read-only inputs of host tasks (emulated backend)', () => {
     expect(y.devices).to.deep.equal([0]);
   });
 });
+
+describe('private copies of values that hold buffers (emulated backend)', () => {
+  before(async () => {
+    await ttg.initialize();
+    await reconfigureDevices({ backend: 'emulated', devices: 1, streams: 2 });
+  });
+  after(async () => {
+    await reconfigureDevices({ backend: 'host' });
+  });
+
+  it('a shared consumable value holding a buffer two levels down is copied as a Buffer with the current data, not aliased', async () => {
+    type V = { inner: { b: ttg.Buffer }; byName: Map<string, Holder> };
+    const n = 4;
+    const src = new ttg.Edge<number, V>('cpn-src');
+    const fan = new ttg.Edge<number, V>('cpn-fan');
+    const got: Array<[number, number, boolean, boolean]> = [];
+    const write = ttg.make_tt(function* (_k: number, v: V, out) {
+      const { stream } = (yield ttg.device.input(v.inner.b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, n, 7, v.inner.b);
+      yield ttg.device.kernel();   // current only on the device now
+      out.broadcast(0, [2, 3], v);
+    }, [src], [fan], { name: 'cpn-write' });
+    const use = ttg.make_tt(function* (k: number, v: V) {
+      const { stream } = (yield ttg.device.input(v.inner.b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, n, k, v.inner.b);
+      yield ttg.device.kernel(v.inner.b);
+      got.push([k, v.inner.b.host[n - 1]!, v.inner.b instanceof ttg.Buffer, v.byName.get('h') instanceof Holder]);
+    }, [fan], [], { name: 'cpn-use', consume: [0] });
+    ttg.make_graph_executable(write, use);
+    write.invoke(0, { inner: { b: new ttg.Buffer(new Float64Array(n).fill(1)) }, byName: new Map([['h', new Holder(new ttg.Buffer(1))]]) });
+    await fence();
+    expect(got.sort((a, b) => a[0] - b[0])).to.deep.equal([[2, 14, true, true], [3, 21, true, true]]);
+  });
+});

@@ -38,13 +38,53 @@ export function register_copier<T extends object>(cls: abstract new (...args: ne
   copiers.set(cls.prototype, copy as Copier);
 }
 
-/** A private copy of `v`, made by its registered copier or by `structuredClone`. */
+/**
+ * A private copy of `v`: by its class's registered copier, else by `structuredClone`, after which
+ * class instances at any depth get their prototype back and those whose class has a copier are
+ * replaced by its copy (so a Buffer inside a plain object is copied as a Buffer, not as a plain
+ * object sharing the original's device memory).
+ */
 export function copyValue<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
-  const proto: unknown = Object.getPrototypeOf(v);
-  const copier = copiers.get(proto);
+  const copier = copiers.get(Object.getPrototypeOf(v));
   if (copier !== undefined) return copier(v as never) as T;
-  const c = structuredClone(v);
-  if (proto !== null && Object.getPrototypeOf(c) !== proto) Object.setPrototypeOf(c, proto as object);
-  return c;
+  return restore(v, structuredClone(v), new Map()) as T;
+}
+
+/** Gives `clone` (structuredClone of `orig`) the classes of `orig`, at every depth; cycle-safe. */
+function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unknown {
+  if (typeof orig !== 'object' || orig === null || ArrayBuffer.isView(orig) || orig instanceof ArrayBuffer || orig instanceof Date) return clone;
+  const prior = done.get(orig);
+  if (prior !== undefined) return prior;
+  const proto: unknown = Object.getPrototypeOf(orig);
+  const copier = copiers.get(proto);
+  if (copier !== undefined) {
+    const c = copier(orig as never);
+    done.set(orig, c);
+    return c;
+  }
+  done.set(orig, clone);
+  // structuredClone keeps the order of Map entries and Set members: pair them up by position
+  if (orig instanceof Map) {
+    const m = clone as Map<unknown, unknown>;
+    const keys = [...m.keys()];
+    let i = 0;
+    for (const x of orig.values()) {
+      const k = keys[i++];
+      m.set(k, restore(x, m.get(k), done));
+    }
+    return clone;
+  }
+  if (orig instanceof Set) {
+    const set = clone as Set<unknown>;
+    const members = [...set];
+    set.clear();
+    let i = 0;
+    for (const x of orig) set.add(restore(x, members[i++], done));
+    return clone;
+  }
+  if (proto !== null && Object.getPrototypeOf(clone) !== proto) Object.setPrototypeOf(clone, proto as object);
+  const c = clone as Record<string, unknown>;
+  for (const k of Object.keys(orig)) c[k] = restore((orig as Record<string, unknown>)[k], c[k], done);
+  return clone;
 }
