@@ -14,8 +14,8 @@ export type { InputResult } from './steps.js';
 
 /**
  * `yield ttg.device.input(...buffers)`: picks the task's device (its TT's devicehint, else the
- * least loaded) and stream, makes the buffers valid there and pins them; resumes with
- * `{ stream, device }`. May be yielded again in the same task to add buffers.
+ * least loaded) and stream, makes the buffers valid there and pins them until the task ends;
+ * resumes with `{ stream, device }`. May be yielded again in the same task to add buffers.
  */
 export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
   return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers));
@@ -23,7 +23,8 @@ export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): Devi
 
 /**
  * `yield ttg.device.kernel(...buffers)`: waits until everything the task enqueued on its stream
- * has run, copies the listed buffers back to the host, and unpins the task's buffers.
+ * has run and copies the listed buffers back to the host. May be yielded any number of times; the
+ * task's buffers stay pinned until the task ends.
  */
 export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
   return buffers.length === 0 ? WAIT_ONLY : new DeviceStep('kernel', collectBuffers('ttg.device.kernel(...)', buffers));
@@ -66,7 +67,7 @@ export const kernels = {
  * Enqueues a timestamp on `stream`: when the stream reaches it, `into[index]` receives the
  * steady-clock time in milliseconds (the same clock for every stream and backend, so intervals
  * of different streams can be compared; like recording a CUDA event). `into` must stay alive
- * until the task's `kernel()` wait.
+ * until the task's next `kernel()` wait.
  */
 export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   const r = deviceRuntime();

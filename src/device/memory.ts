@@ -99,7 +99,7 @@ export class MemoryManager {
     if (waits.length !== 0) await Promise.all(waits);
   }
 
-  /** Unpins `bufs` on `device` (a task's kernel wait completed). */
+  /** Unpins `bufs` on `device` (the task that pinned them ended). */
   release(bufs: Iterable<AnyBuffer>, device: number): void {
     let freed = false;
     for (const b of bufs) {
