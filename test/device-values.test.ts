@@ -16,14 +16,19 @@ class Holder {
   constructor(readonly data: ttg.Buffer) {}
 }
 
-describe('buffers inside values (emulated backend)', () => {
+/** Runs the enclosing describe on `devices` emulated devices (two streams each), then back on the host backend. */
+function useEmulated(devices: number): void {
   before(async () => {
     await ttg.initialize();
-    await reconfigureDevices({ backend: 'emulated', devices: 2, streams: 2 });
+    await reconfigureDevices({ backend: 'emulated', devices, streams: 2 });
   });
   after(async () => {
     await reconfigureDevices({ backend: 'host' });
   });
+}
+
+describe('buffers inside values (emulated backend)', () => {
+  useEmulated(2);
 
   it('forEachBuffer finds buffers in objects, arrays, Maps (keys and values), Sets and class instances, once each, through cycles', () => {
     const bs = Array.from({ length: 7 }, (_, i) => new ttg.Buffer(new Float64Array([i])));
@@ -121,13 +126,7 @@ describe('buffers inside values (emulated backend)', () => {
 });
 
 describe('read-only inputs of host tasks (emulated backend)', () => {
-  before(async () => {
-    await ttg.initialize();
-    await reconfigureDevices({ backend: 'emulated', devices: 1, streams: 2 });
-  });
-  after(async () => {
-    await reconfigureDevices({ backend: 'host' });
-  });
+  useEmulated(1);
 
   /** D(k) doubles `y` on the device and copies it back, then hands it to `H` on its terminal 1 (read-only). */
   function graph(name: string, host: (k: number, tag: string, y: ttg.Buffer) => void | Promise<void>) {
@@ -170,13 +169,7 @@ describe('read-only inputs of host tasks (emulated backend)', () => {
 });
 
 describe('private copies of values that hold buffers (emulated backend)', () => {
-  before(async () => {
-    await ttg.initialize();
-    await reconfigureDevices({ backend: 'emulated', devices: 1, streams: 2 });
-  });
-  after(async () => {
-    await reconfigureDevices({ backend: 'host' });
-  });
+  useEmulated(1);
 
   it('a shared consumable value holding a buffer two levels down is copied as a Buffer with the current data, not aliased', async () => {
     type V = { inner: { b: ttg.Buffer }; byName: Map<string, Holder> };
