@@ -9,7 +9,7 @@
  * Keys change every phase (phase * KEYS_PER_PHASE + i) so that a task of one phase can never be
  * completed by an input of another. Most fences are strict; every fourth is a non-strict one that
  * prints its report (a false "missing inputs" report then shows in stderr and in `reports`).
- * The last rank's event loop is kept busy now and then so that the race shows at 2 ranks too.
+ * The last rank's event loop is kept busy (0.2 ms turns) so that the race shows at 2 ranks too.
  * Every rank prints `RESULT <json>`: its rejections, non-empty reports, and how many tasks J ran
  * (and which of its keys ran never or more than once), and how many messages of a next phase it held.
  */
