@@ -5,9 +5,10 @@
  * ping-pong hop spends its JS time on a cold cache (the payload copy just went through it), and
  * msgpackr's generic pack and unpack are most of that path's code.
  *
- * Layout (little-endian): u8 MARK, u8 typed-array code, u16 terminal, u32 TT id, f64 key,
- * f64 element count. MARK is 0xc1, the one byte the msgpack format never uses, so the two kinds of
- * header cannot be confused; a msgpack header of ours always starts with a fixarray byte.
+ * Layout (little-endian): u8 MARK, u8 typed-array code (its bit 6 is the phase bit, phase.ts),
+ * u16 terminal, u32 TT id, f64 key, f64 element count. MARK is 0xc1, the one byte the msgpack
+ * format never uses, so the two kinds of header cannot be confused; a msgpack header of ours
+ * always starts with a fixarray byte.
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
 import { allocTyped, TYPED, viewReceived } from '../serialize/typed-arrays.js';

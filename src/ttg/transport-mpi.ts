@@ -3,7 +3,8 @@
  * for `fence()`. Every rank counts the messages it sent and fully received; a fence repeats
  * non-blocking allreduce waves, each entered only when this rank is idle, until two consecutive
  * waves see the same totals with sent == received (the four-counter method): then no rank is
- * working and nothing is in flight, cycles and data-dependent sends included.
+ * working and nothing is in flight, cycles and data-dependent sends included. Messages of the
+ * phase after a fence wait for the receiver's fence to end (phase.ts).
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
@@ -13,6 +14,7 @@ import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { hooks } from './hooks.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
+import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { ttById, ttIsFuture, whenExecutable } from './registry.js';
 import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
@@ -84,7 +86,9 @@ export class MpiTransport implements Transport {
   /** Messages received and fully handled. */
   private received = 0;
   /** Headers whose payload is still being received, by native message id. */
-  private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage>; tail: Tail | undefined }>();
+  private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage>; tail: Tail | undefined; phase: number }>();
+  /** This rank's phase; holds messages of the next one while a fence ends. */
+  private readonly phase = new PhaseGate();
   private failureNotice: (() => void) | undefined;
   private finalized = false;
   /** Trail.Checksum | Trail.Trace, or 0 when headers carry no trailer. */
@@ -148,6 +152,7 @@ export class MpiTransport implements Transport {
     } catch {
       bytes = encode([...head, describeKey(err.key)]).bytes; // a key that cannot travel goes as text
     }
+    stampPhase(bytes, this.phase.bit);
     for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
   }
 
@@ -175,6 +180,7 @@ export class MpiTransport implements Transport {
     if (this.broken !== undefined) return this.rank === 0 ? [chunk] : undefined;
     if (this.rank !== 0) {
       const { bytes, parts, plain } = encode([Wire.Trace, this.rank, new TextEncoder().encode(chunk)]);
+      stampPhase(bytes, this.phase.bit);
       this.post(0, bytes, parts, plain);
       return undefined;
     }
@@ -227,6 +233,16 @@ export class MpiTransport implements Transport {
     }
   }
 
+  endFence(): void {
+    for (const deliver of this.phase.next()) {
+      try {
+        deliver();
+      } catch (e) {
+        scheduler.recordError(handlingFailed(e, this.rank));
+      }
+    }
+  }
+
   async finalize(): Promise<void> {
     if (this.finalized) return;
     if (this.broken !== undefined) {
@@ -241,9 +257,9 @@ export class MpiTransport implements Transport {
     this.native.finalize();
   }
 
-  /** Message counters, for tests and benchmarks. */
-  counters(): { sent: number; received: number } {
-    return { sent: this.sent, received: this.received };
+  /** Message counters, for tests and benchmarks (`deferred`: messages held for a next phase so far). */
+  counters(): { sent: number; received: number; deferred: number } {
+    return { sent: this.sent, received: this.received, deferred: this.phase.deferred };
   }
 
   /** `transfer`: the message carries a moved value whose received memory the addon may reuse. */
@@ -256,6 +272,7 @@ export class MpiTransport implements Transport {
     } catch (e) {
       throw serializeError(msg, this.rank, e);
     }
+    stampPhase(bytes, this.phase.bit);
     if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
     this.hand(dest, bytes, parts, plain, transfer);
@@ -329,7 +346,7 @@ export class MpiTransport implements Transport {
         else if (kind === ArrivalKind.Recvd) this.onPayload(meta[row + ArrivalField.Id]!);
         else scheduler.recordError(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
       } catch (err) {
-        scheduler.recordError(err instanceof TtgError ? err : Errors.transport(`handling a message failed: ${String(err)}`, this.rank, err));
+        scheduler.recordError(handlingFailed(err, this.rank));
       }
     }
   }
@@ -353,6 +370,7 @@ export class MpiTransport implements Transport {
 
   private onHeader(src: number, header: Uint8Array, sizes: Float64Array, id: number, buffers: ArrayBuffer[] | undefined,
     eager: Uint8Array | undefined, tail: Tail | undefined): void {
+    const phase = takePhase(header);
     let decoded: DecodedMessage<WireMessage>;
     try {
       decoded = decodeInput(header, buffers) ?? decode<WireMessage>(header, buffers);
@@ -362,7 +380,9 @@ export class MpiTransport implements Transport {
     }
     const kind = decoded.msg[0];
     if (kind === Wire.Failure) {
-      this.onFailure(decoded.msg);
+      // a failure of the next phase must not fail the fence this rank is ending
+      if (phase !== this.phase.bit) this.phase.hold(() => this.onFailure(decoded.msg));
+      else this.onFailure(decoded.msg);
       return;
     }
     if (kind === Wire.Stall) {
@@ -372,13 +392,13 @@ export class MpiTransport implements Transport {
       return;
     }
     if (sizes.length === 0 && decoded.parts.length === 0) {
-      this.deliver(src, decoded, tail);
+      this.deliver(src, decoded, tail, phase);
       return;
     }
     if (buffers !== undefined) {
       // plain typed arrays, already received by the comm thread: the arrays are views of them
       payloadProbe.onRecv?.(decoded.parts);
-      this.deliver(src, decoded, tail);
+      this.deliver(src, decoded, tail, phase);
       return;
     }
     const ok = sizes.length === decoded.parts.length && sizes.every((n, i) => n === decoded.parts[i]!.byteLength);
@@ -391,23 +411,30 @@ export class MpiTransport implements Transport {
     if (eager !== undefined) {
       // A small payload rode in the header message: one copy, into the arrays that keep it.
       copyPartsFrom(eager, decoded.parts);
-      this.deliver(src, decoded, tail);
+      this.deliver(src, decoded, tail, phase);
       return;
     }
     // Loopback: the payload is in this process and is copied into the arrays right here.
-    if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail);
-    else this.receiving.set(id, { src, decoded, tail });
+    if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail, phase);
+    else this.receiving.set(id, { src, decoded, tail, phase });
   }
 
   private onPayload(id: number): void {
     const r = this.receiving.get(id);
     if (r === undefined) throw Errors.transport(`payload for unknown message ${id}`, this.rank);
     this.receiving.delete(id);
-    this.deliver(r.src, r.decoded, r.tail);
+    this.deliver(r.src, r.decoded, r.tail, r.phase);
   }
 
-  /** Checks the payload checksum (TTG_CHECKSUM), then handles the message (traced with TTG_TRACE). */
-  private deliver(src: number, decoded: DecodedMessage<WireMessage>, tail: Tail | undefined): void {
+  /**
+   * Holds a message of the next phase; else checks the payload checksum (TTG_CHECKSUM), then
+   * handles the message (traced with TTG_TRACE).
+   */
+  private deliver(src: number, decoded: DecodedMessage<WireMessage>, tail: Tail | undefined, phase: number): void {
+    if (phase !== this.phase.bit) {
+      this.phase.hold(() => this.deliver(src, decoded, tail, phase));
+      return;
+    }
     const msg = decoded.msg;
     if (tail !== undefined && (tail.flags & Trail.Checksum) !== 0 && hashParts(decoded.parts) !== tail.parts) {
       if ((tail.flags & Trail.Counted) !== 0) this.received++;
@@ -447,7 +474,7 @@ export class MpiTransport implements Transport {
         try {
           this.handle(msg);
         } catch (e) {
-          scheduler.recordError(e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, this.rank, e));
+          scheduler.recordError(handlingFailed(e, this.rank));
         }
       });
       return;
@@ -517,6 +544,11 @@ export class MpiTransport implements Transport {
       if (scheduler.error !== undefined) this.failureNotice();
     });
   }
+}
+
+/** `e`, thrown while handling a message, as the error of the run. */
+function handlingFailed(e: unknown, rank: number): TtgError {
+  return e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, rank, e);
 }
 
 function isExecutable(ttId: number): boolean {

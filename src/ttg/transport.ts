@@ -25,6 +25,12 @@ export interface Transport {
    * this rank has nothing queued or running (it may be called again after new work arrived).
    */
   quiesce(settleLocal: () => Promise<void>): Promise<void>;
+  /**
+   * The fence has ended on this rank, whichever way (its report is taken, or it rejected): enter
+   * the next phase and deliver the messages of that phase which other ranks, out of the fence
+   * already, sent while this one was still in it.
+   */
+  endFence(): void;
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
   /**
@@ -70,6 +76,8 @@ export class LocalTransport implements Transport {
   quiesce(settleLocal: () => Promise<void>): Promise<void> {
     return settleLocal();
   }
+
+  endFence(): void {}
 
   finalize(): Promise<void> {
     return Promise.resolve();

@@ -1,6 +1,8 @@
 /**
  * Active messages between ranks. A header is a msgpackr array whose first element says what it
  * is; values inside it may carry typed arrays, which travel as raw payload parts (see codec.ts).
+ * That element is a positive fixint in the header's second byte, whose bit 6 the transport uses
+ * for the phase bit (phase.ts): kinds stay below 64.
  */
 
 /** Message kinds. */

@@ -115,12 +115,23 @@ export function execute(): void {
 /**
  * Resolves when every rank is idle and no message is in flight. Rejects with the first error of
  * the run (a body that threw, a bad send...). Tasks still missing inputs do not block it; they are
- * reported (printed to stderr and returned).
+ * reported (printed to stderr and returned). Collective: every rank calls it the same number of
+ * times; no rank leaves a fence before every rank has entered it, and messages that ranks send
+ * after it wait on their receiver until its fence has ended.
  */
 export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
   currentWorld('fence()');
   scheduler.execute();
   const transport = rt.transport!;
+  try {
+    return await closePhase(transport, options);
+  } finally {
+    transport.endFence();
+  }
+}
+
+/** The part of {@link fence} that belongs to the phase it ends. */
+async function closePhase(transport: Transport, options: FenceOptions): Promise<FenceReport> {
   const dog = new Watchdog(++fences, hangTimeout(), transport);
   try {
     await Promise.race([transport.quiesce(settleLocal), dog.hung]);
