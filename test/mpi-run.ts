@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 
 import { requireNative } from '../src/ttg/native.js';
 
-/** Runs `node <script> ...args` under mpirun; returns exit status, stdout and elapsed seconds. */
+/** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
 export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000) {
   if (spawnSync('mpirun', ['--version']).error) throw new Error('mpirun not found: run scripts/install-system-packages.sh');
   if (!requireNative().info().mpi) throw new Error('the addon was built without MPI: install MPI, then npm run build:native');
@@ -19,6 +19,6 @@ export function mpirun(np: number, file: string, args: string[] = [], timeoutMs 
   const run = spawnSync('mpirun', ['-np', String(np), '--oversubscribe', '--allow-run-as-root', process.execPath, file, ...args], {
     encoding: 'utf8', env, timeout: timeoutMs,
   });
-  return { status: run.status, stdout: run.stdout, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
 }
 

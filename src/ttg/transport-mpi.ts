@@ -11,6 +11,7 @@ import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-p
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
+import { abortJobOnFailedExit } from './exit-on-error.js';
 import { hooks } from './hooks.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
@@ -113,11 +114,10 @@ export class MpiTransport implements Transport {
     scheduler.onFirstError = (err) => this.announceFailure(err);
     // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
     // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
-    process.on('exit', (code) => {
-      if (this.finalized || (code === 0 && this.broken === undefined)) return;
-      // give mpirun a moment to forward what this rank printed about its error
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
-      native.abort(code === 0 ? 1 : code);
+    abortJobOnFailedExit({
+      rank: this.rank,
+      mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined),
+      abort: (code) => native.abort(code),
     });
   }
 
