@@ -301,12 +301,14 @@ describe('SequencedKeysConstraint', () => {
     let report = await fence();
     expect(g.started).to.deep.equal([1]);
     expect(mine(report, 'con-astop').held.map((h) => h.ordinal).sort()).to.deep.equal([0, 2, 3]);
+    expect(mine(report, 'con-astop').held.every((h) => h.stopped === true)).to.equal(true);
     c.release(); // an auto release while stopped does nothing either
     report = await fence();
     expect(mine(report, 'con-astop').held).to.have.length(3);
     c.start();
     report = await fence();
     expect(g.started).to.deep.equal([1, 0, 2, 3]);
+    expect(c.stopped).to.equal(false);
     expect(mine(report, 'con-astop').held).to.deep.equal([]);
   });
 

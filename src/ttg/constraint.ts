@@ -35,6 +35,8 @@ export interface HeldTask {
   readonly tt: string;
   readonly key: unknown;
   readonly ordinal: number;
+  /** Present (true) when the constraint is stopped: nothing opens before its `start()`. */
+  readonly stopped?: true;
 }
 
 /** Registry of constraints, so a fence can report what they hold. */
@@ -171,7 +173,9 @@ export class SequencedKeysConstraint<K = unknown> {
   /** @internal What is held, for fence reports. */
   heldTasks(): HeldTask[] {
     const out: HeldTask[] = [];
-    for (const [ordinal, list] of this.held) for (const t of list) out.push({ tt: t.tt.name, key: t.key, ordinal });
+    for (const [ordinal, list] of this.held) {
+      for (const t of list) out.push(this.halted ? { tt: t.tt.name, key: t.key, ordinal, stopped: true } : { tt: t.tt.name, key: t.key, ordinal });
+    }
     return out;
   }
 
