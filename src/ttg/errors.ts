@@ -147,7 +147,7 @@ export const Errors = {
     return new TtgError('E_REDUCER_COUNT', `reducer stream size exceeded: ${detail}`, { tt, terminal, key, rank });
   },
   arity(tt: string, expected: number, got: number, key: unknown, rank: number): TtgError {
-    return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal, got ${got}`, { tt, key, rank });
+    return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal (or none when every input is a control edge), got ${got}`, { tt, key, rank });
   },
   notExecutable(tt: string, rank: number): TtgError {
     return new TtgError('E_NOT_EXECUTABLE', 'call ttg.make_graph_executable(...) on this graph before invoking it', { tt, rank });
