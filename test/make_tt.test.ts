@@ -70,6 +70,28 @@ describe('make_tt', () => {
     expect(got.sort()).to.deep.equal(['30=from 3', '40=from 4']);
   });
 
+  it('invoke() of a keyless TT whose inputs are all control edges runs it with key and inputs undefined; invoke(key) for a keyed one', async () => {
+    const a = new ttg.Edge<void, void>('mt-ctl-a');
+    const b = new ttg.Edge<void, void>('mt-ctl-b');
+    const kc = new ttg.Edge<number, void>('mt-ctl-k');
+    const runs: unknown[][] = [];
+    const keyless = ttg.make_tt((k: void, x: void, y: void) => { runs.push(['keyless', k, x, y]); }, [a, b], [], { name: 'mt-ctl' });
+    const keyed = ttg.make_tt((k: number, c: void) => { runs.push(['keyed', k, c]); }, [kc], [], { name: 'mt-ctl-keyed' });
+    const bare = ttg.make_tt((k: void) => { runs.push(['bare', k]); }, [], [], { name: 'mt-ctl-bare' });
+    ttg.make_graph_executable(keyless, keyed, bare);
+    keyless.invoke();
+    keyed.invoke(7);
+    keyed.invoke(8, undefined);
+    bare.invoke();
+    await fence();
+    expect(runs).to.deep.equal([
+      ['keyless', undefined, undefined, undefined], ['keyed', 7, undefined], ['keyed', 8, undefined], ['bare', undefined],
+    ]);
+    // a partial list is still a mistake: the runtime cannot tell control inputs from data inputs
+    const loose = keyless as unknown as { invoke(...args: unknown[]): void };
+    expectTtgError(thrown(() => loose.invoke(undefined, undefined)), 'E_ARITY', ["'mt-ctl'", '2', 'got 1', 'control edge']);
+  });
+
   describe('the four body forms', () => {
     // Each form receives (key, input, out), may send, and completes before the fence resolves.
     const forms = {

@@ -66,7 +66,7 @@ export function make_spmm(plan: Plan, o: SpmmOptions) {
   let mem = new Inflight();
   let base = -kt; // window ordinal of k = 0 in this product
   let doneUpTo = 0; // every local multiply of a k below this has finished
-  const window = o.window === undefined ? undefined : new ttg.SequencedKeysConstraint<K2>(undefined, { auto: false });
+  const window = o.window === undefined ? undefined : new ttg.SequencedKeysConstraint<K2>(undefined, { auto: false, start: -Infinity }); // ordinals may be negative
   const advance = () => {
     while (doneUpTo < kt && left[doneUpTo] === 0) doneUpTo++;
     window?.release(base + doneUpTo - 1 + o.window!);

@@ -1,8 +1,15 @@
 /**
  * Constraints hold back tasks that are ready to run. `SequencedKeysConstraint` maps each task to an
- * ordinal and lets only tasks at or below the released ordinal run, like C++ TTG's constraint of
- * the same name: in manual mode the program calls `release(ordinal)`; in auto mode the next
- * ordinal opens by itself when every task of the current one has finished.
+ * ordinal and admits a task at once only when its ordinal is at or below the constraint's current
+ * ordinal, like C++ TTG's constraint of the same name (ttg/constraint.h):
+ *
+ * - manual mode: the current ordinal starts at `start` (0) and moves up by `release(ordinal)`;
+ * - auto mode: when the tasks of the current ordinal have all finished, the lowest held ordinal
+ *   becomes the current one. A task that arrives when nothing is running or held runs at once
+ *   without moving the current ordinal, so lower ordinals that arrive while it runs still go first;
+ *   a task at or below the current ordinal runs at once and lowers the current ordinal to its own.
+ *
+ * `stop()` holds every task that arrives and opens nothing until `start()`.
  */
 import { Errors } from './errors.js';
 import { rt } from './runtime.js';
@@ -15,6 +22,12 @@ export type OrdinalMapper<K> = (key: K) => number;
 export interface SequencedKeysOptions {
   /** Open the next ordinal automatically when all tasks of the current one are done. */
   auto?: boolean;
+  /**
+   * The current ordinal before any release (default 0): tasks at or below it run from the start.
+   * Programs whose ordinals may be negative pass a lower value, or `-Infinity` to hold every task
+   * until the first release.
+   */
+  start?: number;
 }
 
 /** A task waiting in a constraint, with the ordinal it waits for. */
@@ -22,6 +35,8 @@ export interface HeldTask {
   readonly tt: string;
   readonly key: unknown;
   readonly ordinal: number;
+  /** Present (true) when the constraint is stopped: nothing opens before its `start()`. */
+  readonly stopped?: true;
 }
 
 /** Registry of constraints, so a fence can report what they hold. */
@@ -33,17 +48,27 @@ export class SequencedKeysConstraint<K = unknown> {
   readonly mapper: OrdinalMapper<K> | undefined;
   /** True in auto-release mode. */
   readonly auto: boolean;
-  private current = -Infinity;
+  private readonly start0: number;
+  private current: number;
+  private halted = false;
+  /** Admitted tasks not finished yet (auto mode opens the next ordinal when it drops to 0). */
   private active = 0;
   private readonly held = new Map<number, Task[]>();
+  /** Keys of `held`, ascending. */
   private ordinals: number[] = [];
 
   constructor(mapper?: OrdinalMapper<K>, options: SequencedKeysOptions = {}) {
     if (mapper !== undefined && typeof mapper !== 'function') {
       throw Errors.invalidArgument('SequencedKeysConstraint mapper', 'must be a function key => ordinal');
     }
+    const start = options.start ?? 0;
+    if (typeof start !== 'number' || Number.isNaN(start)) {
+      throw Errors.invalidArgument('SequencedKeysConstraint options.start', `must be a number, got ${String(start)}`);
+    }
     this.mapper = mapper;
     this.auto = options.auto === true;
+    this.start0 = start;
+    this.current = start;
     constraints.add(this as SequencedKeysConstraint<never>);
   }
 
@@ -54,14 +79,21 @@ export class SequencedKeysConstraint<K = unknown> {
     return n;
   }
 
-  /** The highest ordinal currently allowed to run. */
+  /** The current ordinal: tasks at or below it run when they arrive (unless stopped). */
   get released(): number {
     return this.current;
   }
 
+  /** True between `stop()` and `start()`. */
+  get stopped(): boolean {
+    return this.halted;
+  }
+
   /**
-   * Lets tasks up to `ordinal` run (manual mode). In auto mode the argument is ignored and the next
-   * held ordinal opens.
+   * Manual mode: lets tasks up to `ordinal` run; an ordinal at or below the current one changes
+   * nothing. Auto mode: the argument is ignored and the lowest held ordinal opens now, even if
+   * tasks of the current one still run. While stopped, a manual release is remembered for
+   * `start()`, and an auto release does nothing.
    */
   release(ordinal?: number): void {
     if (this.auto) {
@@ -73,7 +105,33 @@ export class SequencedKeysConstraint<K = unknown> {
     }
     if (ordinal <= this.current) return;
     this.current = ordinal;
-    while (this.ordinals.length !== 0 && this.ordinals[0]! <= ordinal) this.openLowest();
+    if (!this.halted) this.openEligible();
+  }
+
+  /** Holds every task that arrives from now on and opens no ordinal until {@link start}. */
+  stop(): void {
+    this.halted = true;
+  }
+
+  /**
+   * Ends a {@link stop}. Manual mode: opens what the releases made while stopped allow; if the
+   * current ordinal never moved from `start`, the lowest held ordinal opens as well. Auto mode:
+   * the lowest held ordinal opens if no admitted task is still running; otherwise only the lowest
+   * held ordinal at or below the current one opens (as if its tasks had just arrived), and higher
+   * ones wait until every running task has finished.
+   */
+  start(): void {
+    if (!this.halted) return;
+    this.halted = false;
+    if (this.auto) {
+      if (this.active === 0) this.openNext();
+      else this.openEligible();
+      return;
+    }
+    if (this.current === this.start0 && this.ordinals.length !== 0 && this.ordinals[0]! > this.current) {
+      this.current = this.ordinals[0]!;
+    }
+    this.openEligible();
   }
 
   /** @internal Returns true if the task may run now; otherwise keeps it until released. */
@@ -83,14 +141,18 @@ export class SequencedKeysConstraint<K = unknown> {
         tt: t.tt.name, key: t.key, rank: rt.rank,
       });
     }
-    if (ordinal <= this.current) {
-      this.active++;
-      return true;
-    }
-    if (this.auto && this.active === 0 && this.ordinals.length === 0) {
-      this.current = ordinal;
-      this.active++;
-      return true;
+    if (!this.halted) {
+      if (ordinal <= this.current) {
+        if (this.auto) this.current = ordinal;
+        this.active++;
+        return true;
+      }
+      if (this.auto && this.active === 0 && this.ordinals.length === 0) {
+        // nothing runs or waits: run it rather than wait for nobody, but keep the current
+        // ordinal, so that lower ordinals arriving while it runs are not admitted after it
+        this.active++;
+        return true;
+      }
     }
     let list = this.held.get(ordinal);
     if (list === undefined) {
@@ -111,7 +173,9 @@ export class SequencedKeysConstraint<K = unknown> {
   /** @internal What is held, for fence reports. */
   heldTasks(): HeldTask[] {
     const out: HeldTask[] = [];
-    for (const [ordinal, list] of this.held) for (const t of list) out.push({ tt: t.tt.name, key: t.key, ordinal });
+    for (const [ordinal, list] of this.held) {
+      for (const t of list) out.push(this.halted ? { tt: t.tt.name, key: t.key, ordinal, stopped: true } : { tt: t.tt.name, key: t.key, ordinal });
+    }
     return out;
   }
 
@@ -122,10 +186,21 @@ export class SequencedKeysConstraint<K = unknown> {
     this.ordinals = [];
   }
 
+  /** Auto mode: the lowest held ordinal becomes the current one and its tasks run. */
   private openNext(): void {
-    if (this.ordinals.length === 0) return;
+    if (this.halted || this.ordinals.length === 0) return;
     this.current = this.ordinals[0]!;
     this.openLowest();
+  }
+
+  /**
+   * Runs the tasks held at or below the current ordinal. In auto mode such tasks arrived while
+   * stopped; as on an arrival, the lowest of their ordinals becomes the current one, and only it
+   * opens.
+   */
+  private openEligible(): void {
+    if (this.auto && this.ordinals.length !== 0 && this.ordinals[0]! <= this.current) this.current = this.ordinals[0]!;
+    while (this.ordinals.length !== 0 && this.ordinals[0]! <= this.current) this.openLowest();
   }
 
   private openLowest(): void {

@@ -141,6 +141,16 @@ export const Errors = {
   serialize(what: string, tt: string | undefined, terminal: number | undefined, key: unknown, rank: number, cause: unknown): TtgError {
     return new TtgError('E_SERIALIZE', `cannot serialize ${what}: ${causeText(cause)}`, { tt, terminal, key, rank, cause });
   },
+  /**
+   * A send to another rank whose `what` cannot travel. `from` is the task whose body sent it
+   * (undefined outside any task); `tt` and `terminal` are where it was going.
+   */
+  serializeSend(what: 'key' | 'value' | 'message', from: { tt: string; key: unknown } | undefined, tt: string | undefined, terminal: number | undefined,
+    key: unknown, rank: number, cause: unknown): TtgError {
+    const by = from === undefined ? '' : ` sent by TT '${from.tt}' (task ${describeKey(from.key)})`;
+    const to = tt === undefined ? '' : ` to ${terminal === undefined ? '' : `input terminal ${terminal} of `}TT '${tt}'`;
+    return new TtgError('E_SERIALIZE', `cannot serialize the ${what}${by}${to}: ${causeText(cause)}`, { tt, terminal, key, rank, cause });
+  },
   procmapRange(tt: string, key: unknown, result: unknown, size: number, rank: number): TtgError {
     return new TtgError('E_PROCMAP_RANGE', `procmap returned ${String(result)}, not an integer rank in [0, ${size})`, { tt, key, rank });
   },
@@ -148,7 +158,7 @@ export const Errors = {
     return new TtgError('E_REDUCER_COUNT', `reducer stream size exceeded: ${detail}`, { tt, terminal, key, rank });
   },
   arity(tt: string, expected: number, got: number, key: unknown, rank: number): TtgError {
-    return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal, got ${got}`, { tt, key, rank });
+    return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal (or none when every input is a control edge), got ${got}`, { tt, key, rank });
   },
   notExecutable(tt: string, rank: number): TtgError {
     return new TtgError('E_NOT_EXECUTABLE', 'call ttg.make_graph_executable(...) on this graph before invoking it', { tt, rank });

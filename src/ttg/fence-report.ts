@@ -23,6 +23,8 @@ export interface HeldTaskReport {
   tt: string;
   key: unknown;
   ordinal: number;
+  /** Present (true) when the constraint is stopped: nothing opens before its `start()`. */
+  stopped?: true;
 }
 
 /** Result of `ttg.fence()`. */
@@ -61,7 +63,7 @@ export function formatReport(r: FenceReport, rank: number, limit = 10): string {
     const miss = t.missing.map((m, j) => `#${m} (${t.edges[j]})`).join(', ');
     lines.push(`  ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
   }
-  for (const h of r.held.slice(0, limit)) lines.push(`  ${h.tt}[${describeKey(h.key)}] held by a constraint at ordinal ${h.ordinal}`);
+  for (const h of r.held.slice(0, limit)) lines.push(`  ${h.tt}[${describeKey(h.key)}] held by a ${h.stopped ? 'stopped ' : ''}constraint at ordinal ${h.ordinal}`);
   const more = r.incomplete.length + r.held.length - lines.length;
   if (more > 0) lines.push(`  ... and ${more} more`);
   const head = `ttg: rank ${rank}: fence found ${r.incomplete.length} task(s) missing inputs and ${r.held.length} held by constraints:`;

@@ -2,6 +2,7 @@
  * Process-wide runtime state: the world this process belongs to and switches that change what the
  * hot path does. One object so that every module reads the same fields without import cycles.
  */
+import type { Task } from './task.js';
 import type { Transport } from './transport.js';
 
 /** Mutable process-wide state; set by `initialize`, read everywhere. */
@@ -18,6 +19,12 @@ export interface RuntimeState {
    * single sink): if it goes to another rank, the transport may transfer its memory.
    */
   moving: ArrayBufferView | undefined;
+  /**
+   * The task whose body's send is in progress (undefined for a send from outside any task), so
+   * that a send that cannot be serialized names its sender. Set by the send, not around the body:
+   * an async body sends after its call has returned.
+   */
+  sending: Task | undefined;
 }
 
 /** The one runtime state of this process. */
@@ -29,4 +36,5 @@ export const rt: RuntimeState = {
   transport: undefined,
   trackRefs: false,
   moving: undefined,
+  sending: undefined,
 };

@@ -49,19 +49,21 @@ export class Task {
 
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
-    if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
-      // It leaves this task for good and goes to one place: a remote send may transfer its memory.
-      rt.moving = value;
-      try {
+    rt.sending = this;
+    try {
+      if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
+        // It leaves this task for good and goes to one place: a remote send may transfer its memory.
+        rt.moving = value;
         sinks[0]!.tt.deliver(sinks[0]!.index, key, value);
-      } finally {
-        rt.moving = undefined;
+        return;
       }
-      return;
-    }
-    for (let s = 0; s < sinks.length; s++) {
-      const sink = sinks[s]!;
-      sink.tt.deliver(sink.index, key, value);
+      for (let s = 0; s < sinks.length; s++) {
+        const sink = sinks[s]!;
+        sink.tt.deliver(sink.index, key, value);
+      }
+    } finally {
+      rt.moving = undefined;
+      rt.sending = undefined;
     }
   }
 
@@ -90,7 +92,12 @@ export class Task {
         for (const sink of this.sinksOf(i[j]!)) targets.push({ tt: sink.tt, terminal: sink.index, keys: list });
       }
     }
-    routeBroadcast(targets, value);
+    rt.sending = this;
+    try {
+      routeBroadcast(targets, value);
+    } finally {
+      rt.sending = undefined;
+    }
   }
 
   set_argstream_size(i: number, key: unknown, n: number): void {

@@ -16,7 +16,7 @@ import { flushParked, registerTT } from './registry.js';
 import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
 import { Task } from './task.js';
-import type { AnyEdge, Body, Indices, KeyOf, ValueOf } from './types.js';
+import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
 import { Wire } from './wire.js';
 import { currentWorld, type World } from './world.js';
 
@@ -84,14 +84,16 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   }
 
   /**
-   * Supplies all inputs of task `key` at once (one value per input terminal, `undefined` for
-   * control inputs) and routes it to its owner rank.
+   * Supplies all inputs of task `key` at once and routes it to its owner rank: one value per input
+   * terminal (`undefined` for control inputs), or no values when every input is a control edge
+   * (`tt.invoke(key)`; `tt.invoke()` for a keyless TT).
    */
-  invoke(key: K, ...values: { -readonly [I in keyof Ins]: ValueOf<Ins[I]> }): void {
+  invoke(key: K, ...values: InvokeValues<Ins>): void {
     if (!rt.initialized) throw Errors.notInitialized('TT.invoke()');
     if (!this.executable) throw Errors.notExecutable(this.name, rt.rank);
     const n = this.inputs.length;
-    if (values.length !== n) throw Errors.arity(this.name, n, values.length, key, rt.rank);
+    // no values: the types allow it only for control inputs, and each of those receives undefined
+    if (values.length !== n && values.length !== 0) throw Errors.arity(this.name, n, values.length, key, rt.rank);
     if (n === 0) {
       const owner = this.routed ? this.ownerOf(key) : rt.rank;
       if (owner !== rt.rank) rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);

@@ -22,6 +22,17 @@ export type Indices<T extends readonly unknown[]> = {
 /** Positional input values of a task body, one per input edge. */
 export type InputValues<Ins extends readonly AnyEdge[]> = { -readonly [I in keyof Ins]: ValueOf<Ins[I]> };
 
+/**
+ * What `tt.invoke(key, ...values)` takes after the key: one value per input, `undefined` for a
+ * control input; or nothing at all when every input is a control edge (C++ TTG's `invoke(key)`,
+ * and `invoke()` for a keyless TT). A control value is typed `undefined` rather than `void` so that
+ * it cannot be left out of a list that also holds data values: the runtime cannot tell which
+ * inputs are control edges and takes a partial list for a mistake.
+ */
+export type InvokeValues<Ins extends readonly AnyEdge[]> =
+  | { -readonly [I in keyof Ins]: ValueOf<Ins[I]> extends void ? undefined : ValueOf<Ins[I]> }
+  | ([ValueOf<Ins[number]>] extends [void] ? [] : never);
+
 /** Per-terminal key lists for a multi-terminal broadcast. */
 export type BroadcastKeys<Outs extends readonly AnyEdge[], Is extends readonly number[]> = {
   -readonly [J in keyof Is]: Iterable<KeyOf<Outs[Is[J] & keyof Outs]>>;
