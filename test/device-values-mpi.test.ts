@@ -22,4 +22,14 @@ describe('buffers nested in values sent to other ranks', function () {
       expect(seen.sort(), run.output).to.deep.equal(want.sort());
     });
   }
+
+  it('a value that cannot travel, sent once its buffers are home, fails every rank\'s fence naming the sender', () => {
+    const run = mpirun(2, fileURLToPath(new URL('./mpi/device-values.js', import.meta.url)), ['unsendable']);
+    const rejected = run.stdout.split('\n').filter((l) => l.startsWith('REJECTED ')).map((l) => JSON.parse(l.slice(9)) as { rank: number; code: string; message: string });
+    expect(rejected.map((r) => r.rank).sort(), run.output).to.deep.equal([0, 1]);
+    for (const r of rejected) {
+      expect(r.code, r.message).to.equal('E_SERIALIZE');
+      expect(r.message).to.include("sent by TT 'D'").and.include('function');
+    }
+  });
 });

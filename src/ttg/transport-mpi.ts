@@ -130,9 +130,19 @@ export class MpiTransport implements Transport {
     }
     // counted now so that no fence can end before the deferred send has left
     this.sent++;
+    const sender = rt.sending;
     wait.then(() => {
       this.sent--;
-      this.ship(dest, msg);
+      // the send's errors name the task that made it, and fail the run like a send made at once
+      const prev = rt.sending;
+      rt.sending = sender;
+      try {
+        this.ship(dest, msg);
+      } catch (e) {
+        scheduler.recordError(handlingFailed(e, this.rank));
+      } finally {
+        rt.sending = prev;
+      }
     }, (e: unknown) => {
       this.sent--;
       scheduler.recordError(e instanceof TtgError ? e : Errors.transport(`moving data to host before a send failed: ${String(e)}`, this.rank, e));

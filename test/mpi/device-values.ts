@@ -2,12 +2,15 @@
  * Buffers nested in values that leave the rank (run by test/device-values-mpi.test.ts under
  * `mpirun -np 2` and `-np 3`, emulated devices): a device task writes buffers two levels down and
  * in a Map without copying them back, then sends the value to a host task on the next rank, which
- * must see the device's data. Each rank prints `RESULT <json>`.
+ * must see the device's data. Each rank prints `RESULT <json>`. Mode `unsendable`: the value also
+ * holds a function, so the send, deferred until the buffers are home, fails: every rank prints
+ * `REJECTED <json>` for its fence.
  *
  *   D(k) on rank k % size ──{ inner: { db }, map, list }──▶ H(k) on rank (k+1) % size
  */
 import * as ttg from 'ttg';
 
+const unsendable = process.argv[2] === 'unsendable';
 type Value = { inner: { db: ttg.Buffer }; map: Map<string, ttg.Buffer>; list: ttg.Buffer[][]; ints: ttg.Buffer<Int32Array> };
 
 const world = await ttg.initialize({ device: { backend: 'emulated', devices: 2 } });
@@ -22,7 +25,7 @@ const d = ttg.make_tt(function* (k: number, v: Value, out) {
   const { stream } = (yield ttg.device.input(buffers(v))) as ttg.device.InputResult;
   for (const b of buffers(v)) ttg.device.kernels.dscal(stream, N, k + 2, b);
   yield ttg.device.kernel();   // the data stays on the device
-  out.send(0, k, v);
+  out.send(0, k, unsendable ? { ...v, f: () => k } as Value : v);
 }, [go], [away], { name: 'D' }).set_procmap((k) => k % size);
 const h = ttg.make_tt((k: number, v: Value) => {
   const firstLast = buffers(v).map((b) => `${b.host[0]}/${b.host[N - 1]}`).join(',');
@@ -35,6 +38,11 @@ for (let k = 0; k < KEYS; k++) {
   d.invoke(k, { inner: { db: filled(1) }, map: new Map([['m', filled(2)]]), list: [[filled(3)]], ints: new ttg.Buffer(new Int32Array([k, k * 10])) });
 }
 ttg.execute();
-await ttg.fence({ strict: true });
+try {
+  await ttg.fence({ strict: true });
+} catch (e) {
+  const err = e as ttg.TtgError;
+  console.log(`REJECTED ${JSON.stringify({ rank, code: err.code, message: err.message })}`);
+}
 console.log(`RESULT ${JSON.stringify({ rank, seen: seen.sort() })}`);
 await ttg.finalize();
