@@ -20,9 +20,9 @@ export interface RuntimeState {
    */
   moving: ArrayBufferView | undefined;
   /**
-   * The task whose body's send is in progress (undefined for a send from outside any task), so
-   * that a send that cannot be serialized names its sender. Set by the send, not around the body:
-   * an async body sends after its call has returned.
+   * The task whose body made the latest send, so that a send that cannot be serialized names its
+   * sender. Set by each send of a task, not around the body (an async body sends after its call
+   * has returned), and cleared by the TT calls a program makes outside any task (`invoke`...).
    */
   sending: Task | undefined;
 }

@@ -49,21 +49,21 @@ export class Task {
 
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
+    // left set after the send (a store is all a send pays); the TT calls a program makes clear it
     rt.sending = this;
-    try {
-      if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
-        // It leaves this task for good and goes to one place: a remote send may transfer its memory.
-        rt.moving = value;
+    if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
+      // It leaves this task for good and goes to one place: a remote send may transfer its memory.
+      rt.moving = value;
+      try {
         sinks[0]!.tt.deliver(sinks[0]!.index, key, value);
-        return;
+      } finally {
+        rt.moving = undefined;
       }
-      for (let s = 0; s < sinks.length; s++) {
-        const sink = sinks[s]!;
-        sink.tt.deliver(sink.index, key, value);
-      }
-    } finally {
-      rt.moving = undefined;
-      rt.sending = undefined;
+      return;
+    }
+    for (let s = 0; s < sinks.length; s++) {
+      const sink = sinks[s]!;
+      sink.tt.deliver(sink.index, key, value);
     }
   }
 
@@ -93,18 +93,16 @@ export class Task {
       }
     }
     rt.sending = this;
-    try {
-      routeBroadcast(targets, value);
-    } finally {
-      rt.sending = undefined;
-    }
+    routeBroadcast(targets, value);
   }
 
   set_argstream_size(i: number, key: unknown, n: number): void {
+    rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.setStreamSize(sink.index, key, n);
   }
 
   finalize_argstream(i: number, key: unknown): void {
+    rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.finalizeStream(sink.index, key);
   }
 

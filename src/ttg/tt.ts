@@ -90,6 +90,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    */
   invoke(key: K, ...values: InvokeValues<Ins>): void {
     if (!rt.initialized) throw Errors.notInitialized('TT.invoke()');
+    rt.sending = undefined;
     if (!this.executable) throw Errors.notExecutable(this.name, rt.rank);
     const n = this.inputs.length;
     // no values: the types allow it only for control inputs, and each of those receives undefined
@@ -124,11 +125,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** Sets how many values reducing input `i` expects for `key`. */
   set_argstream_size<I extends Indices<Ins>>(i: I, key: K, n: number): void {
+    rt.sending = undefined;
     this.setStreamSize(i, key, n);
   }
 
   /** Declares that reducing input `i` gets no more values for `key`. */
   finalize_argstream<I extends Indices<Ins>>(i: I, key: K): void {
+    rt.sending = undefined;
     this.finalizeStream(i, key);
   }
 
