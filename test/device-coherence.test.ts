@@ -123,6 +123,31 @@ for (const backend of ['host', 'emulated'] as const) {
       expect(range(C.host)).to.deep.equal([6, 6]);
     });
 
+    it('sending a buffer that the task\'s kernels write before a wait covered them is an error naming the TT and key; after a wait it is fine', async () => {
+      const ones = new ttg.Buffer(new Float64Array(N * N).fill(1));
+      const out = new ttg.Edge<number, { c: ttg.Buffer }>(`early-out-${backend}`);
+      const got: number[] = [];
+      const sink = ttg.make_tt((_k: number, v: { c: ttg.Buffer }) => { got.push(v.c.host[0]!); }, [out], [], { name: 'early-sink' });
+      const make = (name: string, waitFirst: boolean) => {
+        const e = new ttg.Edge<number, ttg.Buffer>(`${name}-in-${backend}`);
+        const tt = ttg.make_tt(function* (k: number, C: ttg.Buffer, o) {
+          const { stream } = (yield ttg.device.input(ones, C)) as ttg.device.InputResult;
+          addOne(stream, ones, C);
+          if (waitFirst) yield ttg.device.kernel();
+          o.send(0, k, { c: C });
+          yield ttg.device.kernel();
+        }, [e], [out], { name });
+        return tt;
+      };
+      const early = make('early', false), late = make('late', true);
+      ttg.make_graph_executable(early, late, sink);
+      early.invoke(4, new ttg.Buffer(N * N));
+      expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ["'early'", 'key 4', 'no `yield ttg.device.kernel()` has waited']);
+      late.invoke(5, new ttg.Buffer(N * N));
+      await fence();
+      expect(got).to.deep.equal([1]);
+    });
+
     it('kernels on a buffer the task did not list, or on a stream kept from an ended task, say why', async () => {
       const X = new ttg.Buffer(8), Z = new ttg.Buffer(8);
       let kept: ttg.device.Stream | undefined;

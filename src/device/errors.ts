@@ -26,6 +26,11 @@ export const DeviceErrors = {
       'the body wrote a ttg.Buffer it received through this read-only input, whose device copies would then be stale; ' +
       `list the input in { consume: [${terminal}] } to write it (its device copies are then dropped)`, { ...ctx, terminal });
   },
+  /** A device task sent a buffer that its kernels may still be writing. */
+  sentBeforeWait(ctx: TtgErrorContext): TtgError {
+    return Errors.invalidArgument('send', 'carries a ttg.Buffer that kernels of this task write and no `yield ttg.device.kernel()` has waited for: ' +
+      'the receiver could read it mid-write; wait before sending it', ctx);
+  },
   /** The device layer is not usable (no addon, or not initialized). */
   unavailable(why: string): TtgError {
     return Errors.invalidArgument('the device layer', `is unavailable: ${why}`);

@@ -7,7 +7,7 @@
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
-import { whyNotUsable } from './steps.js';
+import { noteWrite, whyNotUsable } from './steps.js';
 import { OpKind, Stream } from './streams.js';
 
 type Flag = string;
@@ -62,6 +62,7 @@ function enqueue(r: DeviceRuntime, s: Stream, out: AnyBuffer, kind: OpKind, f: s
   type Op = number | ArrayBufferView | null;
   r.streams.op(s, kind, f, m, n, kk, alpha, beta, p0 as Op, lda, p1 as Op, ldb, p2 as Op, ldc, p3 as Op, 0);
   r.memory.markWritten(out, s);
+  noteWrite(out);
   r.memory.counters[s.device]!.kernels++;
   s.kernels++;
 }
@@ -119,7 +120,10 @@ export function dpotrf(stream: Stream, uplo: Flag, n: number, A: AnyBuffer, lda:
     p3 = place(r, 'dpotrf', 'info', info, s);
   }
   enqueue(r, s, A, OpKind.Dpotrf, u, 0, n, 0, 0, 0, a, lda, null, 0, null, 0, p3);
-  if (info !== undefined) r.memory.markWritten(info, s);
+  if (info !== undefined) {
+    r.memory.markWritten(info, s);
+    noteWrite(info);
+  }
 }
 
 /** Y += alpha X over n elements. */

@@ -14,7 +14,7 @@ import { resolveOptions, type BackendName } from './config.js';
 import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
 import { toHostValues } from './migrate.js';
-import { endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
+import { checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { StreamManager } from './streams.js';
 
 /** A started device runtime. */
@@ -84,6 +84,7 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
 
 hooks.initDevices = initDevices;
 hooks.finalizeDevices = finalizeDevices;
+hooks.beforeSend = checkSend;
 hooks.toHost = (values, writable, task) => {
   const m = current?.memory;
   // nothing off the host and no device copy a write could make stale: nothing to do

@@ -14,6 +14,7 @@ import { rt } from '../ttg/runtime.js';
 import { Parked, Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { forEachBuffer } from './migrate.js';
 import { ReadOnlyWatch } from './read-only.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
@@ -50,6 +51,8 @@ class TaskState extends Ready {
    * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.
    */
   readonly listed: AnyBuffer[] = [];
+  /** Buffers that kernels of this task write and that no wait has covered yet: not to be sent. */
+  readonly unwaited: AnyBuffer[] = [];
 
   constructor(readonly stream: Stream) {
     super(stream.inputResult);
@@ -61,6 +64,24 @@ let currentState: TaskState | undefined;
 /** The stream of the device task whose body is running, if any. */
 export function currentStream(): Stream | undefined {
   return currentState?.stream;
+}
+
+/** Records that a kernel of the running task writes `b` (until its next wait, it may not be sent). */
+export function noteWrite(b: AnyBuffer): void {
+  const st = currentState!;
+  if (!st.unwaited.includes(b)) st.unwaited.push(b);
+}
+
+/**
+ * The core's `beforeSend`: a device task must not send a buffer that its kernels are still
+ * writing (no wait since): the receiver could read it mid-write, on another stream or rank.
+ */
+export function checkSend(task: Task, value: unknown): void {
+  const st = task.deviceState;
+  if (!(st instanceof TaskState) || st.unwaited.length === 0) return;
+  forEachBuffer([value], (b) => {
+    if (st.unwaited.includes(b)) throw DeviceErrors.sentBeforeWait({ tt: task.tt.name, key: task.key, rank: rt.rank });
+  });
 }
 
 /**
@@ -208,6 +229,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   const wait = new KernelWait(r, back);
   r.streams.notifyWhenDone(s, wait);
   st.waitedOps = s.ops;
+  st.unwaited.length = 0;
   if (back.length > 0) {
     const done = new Promise<void>((resolve) => wait.then(() => resolve()));
     for (const b of back) {

@@ -4,6 +4,7 @@
  */
 import { holderCount, release } from './cow.js';
 import { Errors } from './errors.js';
+import { hooks } from './hooks.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
 import { rt } from './runtime.js';
 import type { TTImpl } from './tt.js';
@@ -49,6 +50,7 @@ export class Task {
 
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
+    if (this.deviceState !== undefined) hooks.beforeSend!(this, value);
     // left set after the send (a store is all a send pays); the TT calls a program makes clear it
     rt.sending = this;
     if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
@@ -76,6 +78,7 @@ export class Task {
   }
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
+    if (this.deviceState !== undefined) hooks.beforeSend!(this, value);
     if (this.tt.consumeMask !== 0) this.moveOut(value, typeof i === 'number' ? i : i[0]!);
     const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
