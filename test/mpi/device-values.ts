@@ -9,6 +9,7 @@
  *   D(k) on rank k % size ──{ inner: { db }, map, list }──▶ H(k) on rank (k+1) % size
  */
 import * as ttg from 'ttg';
+import { fenceOutcome } from './fence-outcome.js';
 
 const unsendable = process.argv[2] === 'unsendable';
 type Value = { inner: { db: ttg.Buffer }; map: Map<string, ttg.Buffer>; list: ttg.Buffer[][]; ints: ttg.Buffer<Int32Array> };
@@ -38,11 +39,6 @@ for (let k = 0; k < KEYS; k++) {
   d.invoke(k, { inner: { db: filled(1) }, map: new Map([['m', filled(2)]]), list: [[filled(3)]], ints: new ttg.Buffer(new Int32Array([k, k * 10])) });
 }
 ttg.execute();
-try {
-  await ttg.fence({ strict: true });
-} catch (e) {
-  const err = e as ttg.TtgError;
-  console.log(`REJECTED ${JSON.stringify({ rank, code: err.code, message: err.message })}`);
-}
+await fenceOutcome(rank, false, { strict: true });
 console.log(`RESULT ${JSON.stringify({ rank, seen: seen.sort() })}`);
 await ttg.finalize();
