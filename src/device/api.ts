@@ -4,7 +4,8 @@
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { deviceRuntime } from './runtime.js';
-import { collectBuffers, currentStream, DeviceStep, whyNotUsable } from './steps.js';
+import { collectBuffers, currentStream, DeviceStep, whyNotUsable, type InputResult } from './steps.js';
+import { stepTask } from './task-context.js';
 import { DeviceErrors } from './errors.js';
 import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
 import * as kernelFns from './kernels.js';
@@ -17,8 +18,8 @@ export type { InputResult } from './steps.js';
  * least loaded) and stream, makes the buffers valid there and pins them until the task ends;
  * resumes with `{ stream, device }`. May be yielded again in the same task to add buffers.
  */
-export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
-  return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers));
+export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep<InputResult> {
+  return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers), stepTask());
 }
 
 /**
@@ -26,12 +27,15 @@ export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): Devi
  * has run and copies the listed buffers back to the host. May be yielded any number of times; the
  * task's buffers stay pinned until the task ends.
  */
-export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep {
-  return buffers.length === 0 ? WAIT_ONLY : new DeviceStep('kernel', collectBuffers('ttg.device.kernel(...)', buffers));
+export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep<void> {
+  const task = stepTask();
+  if (buffers.length === 0 && task === undefined) return WAIT_ONLY;
+  return new DeviceStep('kernel', buffers.length === 0 ? NO_BUFFERS : collectBuffers('ttg.device.kernel(...)', buffers), task);
 }
 
-/** `kernel()` without buffers, the most common wait: one immutable step for all. */
-const WAIT_ONLY = new DeviceStep('kernel', Object.freeze([]));
+const NO_BUFFERS: readonly AnyBuffer[] = Object.freeze([]);
+/** `kernel()` without buffers yielded by a generator, the most common wait: one immutable step for all. */
+const WAIT_ONLY = new DeviceStep<void>('kernel', NO_BUFFERS);
 
 /** Alias of {@link input} (the name used by current C++ TTG). */
 export const select = input;

@@ -16,6 +16,7 @@ import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';
 import { ReadOnlyWatch } from './read-only.js';
+import { contextTask } from './task-context.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
 
@@ -27,10 +28,21 @@ export interface InputResult {
   device: number;
 }
 
-/** A yielded device step (internal; made by `input`/`kernel`). */
-export class DeviceStep {
-  /** @internal */
-  constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[]) {}
+/**
+ * A device step, made by `input`/`kernel`: yielded by a generator body, or awaited by an async
+ * one. `R` is what it resumes the body with.
+ */
+export class DeviceStep<R = unknown> implements PromiseLike<R> {
+  /** @internal `task`: the task of the async body that made it (generator bodies need none). */
+  constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[], readonly task?: Task) {}
+
+  /** Awaiting the step (an async body) takes it as its task's next step. */
+  then<A = R, B = never>(onF?: ((value: R) => A | PromiseLike<A>) | null, onR?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    const p = this.task === undefined
+      ? Promise.reject(DeviceErrors.invalid(`ttg.device.${this.kind}(...)`, 'is awaited outside a task: await it in the async body of a task (or yield it in a generator body)'))
+      : resolveStep(this, this.task)!;
+    return (p as PromiseLike<R>).then(onF, onR);
+  }
 }
 
 /**
@@ -61,14 +73,21 @@ class TaskState extends Ready {
 
 let currentState: TaskState | undefined;
 
+/** The device state of the task whose code is running: a generator resumed by the scheduler, or async code in its task's context. */
+function runningState(): TaskState | undefined {
+  if (currentState !== undefined) return currentState;
+  const st = contextTask()?.deviceState;
+  return st instanceof TaskState ? st : undefined;
+}
+
 /** The stream of the device task whose body is running, if any. */
 export function currentStream(): Stream | undefined {
-  return currentState?.stream;
+  return runningState()?.stream;
 }
 
 /** Records that a kernel of the running task writes `b` (until its next wait, it may not be sent). */
 export function noteWrite(b: AnyBuffer): void {
-  const st = currentState!;
+  const st = runningState()!;
   if (!st.unwaited.includes(b)) st.unwaited.push(b);
 }
 
@@ -90,7 +109,7 @@ export function checkSend(task: Task, value: unknown): void {
  * `input()` steps (so it stays pinned there until the task ends).
  */
 export function whyNotUsable(b: AnyBuffer | undefined, s: Stream): string | undefined {
-  const st = currentState;
+  const st = runningState();
   if (st === undefined || !st.active) {
     return 'is enqueued outside a running device task: call kernels from the body of the task that selected the stream, ' +
       'after its `yield ttg.device.input(...)` (a task\'s pins are released when it ends, so a stream kept from an ended task cannot be used)';

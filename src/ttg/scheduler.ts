@@ -61,6 +61,16 @@ export abstract class Parked implements PromiseLike<unknown> {
   }
 }
 
+/** How async bodies keep their task across awaits (installed by src/device; see Scheduler.taskContext). */
+export interface TaskContext {
+  /** Runs `f` with `t` as the task of its code and of everything it awaits. */
+  run<R>(t: Task, f: () => R): R;
+  /** Runs `f` outside any task. */
+  outside<R>(f: () => R): R;
+  /** Leaves the task that the synchronous code running now was made part of. */
+  leave(): void;
+}
+
 /** The task scheduler of this process. */
 export class Scheduler {
   private readonly queue = new ReadyQueue<Task>();
@@ -93,6 +103,17 @@ export class Scheduler {
    * Throws when the task broke a device rule (a host task wrote a read-only input's buffer).
    */
   deviceEnd: ((t: Task, then: (t: Task) => void) => boolean) | undefined = undefined;
+  /**
+   * The task whose async body (or async generator step) is being called right now, before its
+   * first await: what a device step made there belongs to (see {@link taskContext}).
+   */
+  calling: Task | undefined = undefined;
+  /**
+   * Set by src/device once an async body made a device step: runs async bodies and async
+   * generator steps inside their task's context, which follows them across every await (so a
+   * device step made after an await knows its task), and runs the drain loop outside any.
+   */
+  taskContext: TaskContext | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
   sliceMs = 5;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
@@ -168,7 +189,25 @@ export class Scheduler {
 
   private schedule(): void {
     this.scheduled = true;
-    queueMicrotask(this.drainFn);
+    // the microtask would inherit the context of an async body that sent: keep tasks out of it
+    if (this.taskContext === undefined) queueMicrotask(this.drainFn);
+    else this.taskContext.outside(this.queueDrainFn);
+  }
+
+  private readonly queueDrainFn = () => queueMicrotask(this.drainFn);
+
+  /** Calls `f` (an async body, or a step of an async generator) as the code of task `t`. */
+  private inTask<R>(t: Task, f: () => R): R {
+    const ctx = this.taskContext;
+    if (ctx !== undefined) return ctx.run(t, f);
+    this.calling = t;
+    try {
+      return f();
+    } finally {
+      this.calling = undefined;
+      // a device step made by `f` has just set up the context, and entered it for `t`: leave it
+      this.taskContext?.leave();
+    }
   }
 
   private drain(): void {
@@ -229,7 +268,7 @@ export class Scheduler {
     let r: unknown;
     try {
       if (tt.consumeMask !== 0) tt.privatize(t);
-      r = callBody(body, t.key, t.args, t);
+      r = tt.kind === BodyKind.Async ? this.inTask(t, () => callBody(body, t.key, t.args, t)) : callBody(body, t.key, t.args, t);
     } catch (e) {
       this.fail(t, e);
       return;
@@ -380,9 +419,11 @@ export class Scheduler {
   private stepAsync(t: Task, it: AsyncIterator<unknown>, input: unknown, isThrow: boolean): void {
     let p: Promise<IteratorResult<unknown>>;
     try {
-      const ctx = t.deviceState;
-      if (ctx === undefined) p = isThrow ? it.throw!(input) : it.next(input);
-      else p = this.stepNext!(ctx, it, input, isThrow);
+      p = this.inTask(t, () => {
+        const ctx = t.deviceState;
+        if (ctx === undefined) return isThrow ? it.throw!(input) : it.next(input);
+        return this.stepNext!(ctx, it, input, isThrow);
+      });
     } catch (e) {
       this.fail(t, e);
       return;
@@ -400,8 +441,11 @@ export class Scheduler {
   }
 
   private awaitable(v: unknown, t: Task): PromiseLike<unknown> | undefined {
-    if (isThenable(v)) return v;
-    return this.stepResolver === undefined ? undefined : this.stepResolver(v, t);
+    // a device step is also awaitable on its own (async bodies), but a yielded one takes the
+    // resolver's path, which parks a generator without a promise
+    const step = this.stepResolver === undefined ? undefined : this.stepResolver(v, t);
+    if (step !== undefined) return step;
+    return isThenable(v) ? v : undefined;
   }
 
   private readonly finishFn = (t: Task): void => this.finish(t);
