@@ -1,7 +1,8 @@
 /**
  * Device-task throughput on the `host` backend versus the machine's tile ceiling, measured in the
  * same run with the same total flops. Prints a summary and, as its last line, one JSON object
- * (SPEC §7): tile_gflops, peak_gflops, ratio.
+ * (SPEC §7): body, tile_gflops, peak_gflops, ratio. `--body async` writes the tasks as async
+ * functions that await their device steps instead of generators that yield them.
  *
  *   peak:  one native thread per core, each a loop of single-threaded 256x256 dgemm (no runtime)
  *   tiles: CHAINS independent chains  G(c,0) -> G(c,1) -> ...  that together run TOTAL tasks;
@@ -12,6 +13,7 @@
  *          ceiling's loops do.
  */
 import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/ttg/native.js';
 
@@ -31,6 +33,9 @@ const WARM_TASKS = 10000;
 // with 2, 0.91 with 16, where the C tiles no longer fit in the caches).
 const CHAINS = Number(process.env.BENCH_CHAINS ?? 8 * cores);
 const flops = 2 * NB ** 3;
+/** `--body generator|async`: the form of the device tasks' bodies (the same steps either way). */
+const BODY = parseArgs({ options: { body: { type: 'string', default: 'generator' } } }).values.body;
+if (BODY !== 'generator' && BODY !== 'async') throw new Error(`--body must be generator or async, got '${BODY}'`);
 
 type Key = [number, number];
 
@@ -47,15 +52,25 @@ const Cs = Array.from({ length: CHAINS }, () => new ttg.Buffer(new Float64Array(
 // kept V8's compiler threads busy (~15 ms of CPU per run) on the cores the kernels use.
 let started = 0;
 const e = new ttg.Edge<Key, ttg.Buffer>('gemm-chain');
-const tt = ttg.make_tt(function* (key: Key, C: ttg.Buffer, out) {
-  const { stream } = (yield ttg.device.input(A, B, C)) as ttg.device.InputResult;
-  ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1 / NB, A, NB, B, NB, 0.5, C, NB);
-  yield ttg.device.kernel();
+const next = (key: Key, C: ttg.Buffer, out: ttg.Out<[typeof e]>): void => {
   if (started < TOTAL) {
     started++;
     out.send(0, [key[0], key[1] + 1], C);
   }
-}, [e], [e], { name: 'G' });
+};
+const tt = BODY === 'generator'
+  ? ttg.make_tt(function* (key: Key, C: ttg.Buffer, out) {
+    const { stream } = (yield ttg.device.input(A, B, C)) as ttg.device.InputResult;
+    ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1 / NB, A, NB, B, NB, 0.5, C, NB);
+    yield ttg.device.kernel();
+    next(key, C, out);
+  }, [e], [e], { name: 'G' })
+  : ttg.make_tt(async (key: Key, C: ttg.Buffer, out) => {
+    const { stream } = await ttg.device.input(A, B, C);
+    ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1 / NB, A, NB, B, NB, 0.5, C, NB);
+    await ttg.device.kernel();
+    next(key, C, out);
+  }, [e], [e], { name: 'G' });
 ttg.make_graph_executable(tt);
 
 async function tiles(): Promise<number> {
@@ -97,4 +112,4 @@ const tile_gflops = median(rounds.map((r) => r.t)), peak_gflops = median(rounds.
 console.log(rounds.map((r) => `tiles ${r.t.toFixed(1)} / peak ${r.p.toFixed(1)} GF/s`).join('\n'));
 console.log(`(${TOTAL} dgemm ${NB}x${NB} per measurement, ${CHAINS} chains)`);
 await ttg.finalize();
-console.log(JSON.stringify({ tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3) }));
+console.log(JSON.stringify({ body: BODY, tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3) }));
