@@ -13,7 +13,7 @@ const MAIN = fileURLToPath(new URL('../examples/potrf/main.js', import.meta.url)
 
 interface PotrfJson {
   example: string; n: number; nb: number; P: number; Q: number; ranks: number; backend: string;
-  seconds: number; gflops: number; residual: number; ok: boolean;
+  body: string; seconds: number; gflops: number; residual: number; ok: boolean;
 }
 
 function parse(stdout: string): PotrfJson {
@@ -54,6 +54,19 @@ describe('POTRF example', function () {
       expect(r.residual).to.be.below(60);
     });
   }
+
+  it('with async bodies (--body async), gives the same factor as with generator bodies, on host, emulated and 2 ranks', () => {
+    const args = ['--n', '300', '--nb', '48'];
+    const gen = single(args);
+    const asy = single([...args, '--body', 'async']);
+    expect(asy).to.include({ body: 'async', ok: true });
+    expect(asy.residual).to.equal(gen.residual);
+    const emu = single([...args, '--body', 'async', '--backend', 'emulated', '--devices', '2', '--memory', String(256 * 1024)]);
+    expect(emu).to.include({ body: 'async', backend: 'emulated', ok: true });
+    const run = mpirun(2, MAIN, [...args, '--body', 'async', '--check', '--json']);
+    expect(run.status, run.output).to.equal(0);
+    expect(parse(run.stdout)).to.include({ body: 'async', ranks: 2, ok: true });
+  });
 
   it('produces the same residual on 1 and 2 ranks (the matrix depends only on (i, j))', () => {
     const a = single(['--n', '300', '--nb', '64']);

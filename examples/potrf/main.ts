@@ -53,7 +53,7 @@ const { init } = make_cholesky(l, (i, j, tile) => {
   if (progress && ++finished % Math.max(1, Math.floor(total / 50)) === 0) {
     process.stderr.write(`\rPOTRF: ${finished} of ~${Math.ceil(total / size)} local tiles done`);
   }
-});
+}, opts.body);
 for (let it = 0; it < opts.iters; it++) {
   const tiles = generate();
   factor = new Map();
@@ -82,7 +82,7 @@ if (rank === 0) {
   const ok = opts.check ? residual < 60 : null;
   if (opts.json) {
     console.log(JSON.stringify({
-      example: 'potrf', n: l.n, nb: l.nb, P, Q, ranks: size, backend, workers, seconds: round(seconds, 4),
+      example: 'potrf', n: l.n, nb: l.nb, P, Q, ranks: size, backend, workers, body: opts.body, seconds: round(seconds, 4),
       gflops: round(gflops, 2), residual: opts.check ? residual : null, ok,
     }));
   } else {

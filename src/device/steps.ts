@@ -219,8 +219,12 @@ function chooseDevice(r: DeviceRuntime, task: Task): number {
 }
 
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | TaskState {
-  let st = task.deviceState as TaskState | undefined;
-  if (st === undefined) {
+  let st: TaskState;
+  if (task.deviceState instanceof TaskState) st = task.deviceState;
+  else {
+    // the first device step of an async body: its task ran as a host task (a read-only watch
+    // then goes: a device task's inputs are not host data); later tasks of its TT run as device tasks
+    task.tt.deviceBodies = true;
     st = new TaskState(r.streams.pick(chooseDevice(r, task), bufs));
     task.deviceState = st;
   }

@@ -234,10 +234,11 @@ export class Scheduler {
 
   private run(t: Task): void {
     const tt = t.tt;
-    if (hooks.toHost !== undefined && (tt.kind <= BodyKind.Async || tt.consumeMask !== 0)) {
+    const hostBody = tt.kind <= BodyKind.Async && !tt.deviceBodies;
+    if (hooks.toHost !== undefined && (hostBody || tt.consumeMask !== 0)) {
       let p: PromiseLike<void> | undefined;
       try {
-        p = tt.kind <= BodyKind.Async ? hooks.toHost(t.args, tt.consumeMask, t) : toHostForCopies(t);
+        p = hostBody ? hooks.toHost(t.args, tt.consumeMask, t) : toHostForCopies(t);
       } catch (e) {
         this.fail(t, e);
         return;

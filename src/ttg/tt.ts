@@ -44,6 +44,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal */ readonly outputs: readonly AnyEdge[];
   /** @internal bit i set when input i is consumable */
   consumeMask = 0;
+  /**
+   * @internal Set by src/device once an async body of this TT made a device step: its tasks are
+   * device tasks, whose inputs are not brought to the host before the body runs.
+   */
+  deviceBodies = false;
   /** @internal */ executable = false;
   private readonly pending = new KeyMap<Task>();
   /** @internal listed in liveTTs */
