@@ -196,6 +196,19 @@ export class Scheduler {
 
   private readonly queueDrainFn = () => queueMicrotask(this.drainFn);
 
+  /** {@link inTask} for an async body, without a closure until the task context is on. */
+  private callAsync(t: Task, body: AnyBody): unknown {
+    const ctx = this.taskContext;
+    if (ctx !== undefined) return ctx.run(t, () => callBody(body, t.key, t.args, t));
+    this.calling = t;
+    try {
+      return callBody(body, t.key, t.args, t);
+    } finally {
+      this.calling = undefined;
+      this.taskContext?.leave();
+    }
+  }
+
   /** Calls `f` (an async body, or a step of an async generator) as the code of task `t`. */
   private inTask<R>(t: Task, f: () => R): R {
     const ctx = this.taskContext;
@@ -269,7 +282,7 @@ export class Scheduler {
     let r: unknown;
     try {
       if (tt.consumeMask !== 0) tt.privatize(t);
-      r = tt.kind === BodyKind.Async ? this.inTask(t, () => callBody(body, t.key, t.args, t)) : callBody(body, t.key, t.args, t);
+      r = tt.kind === BodyKind.Async ? this.callAsync(t, body) : callBody(body, t.key, t.args, t);
     } catch (e) {
       this.fail(t, e);
       return;
