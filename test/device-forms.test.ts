@@ -5,6 +5,9 @@
  * generator makes, as a hand-written async body would (`await ttg.device.input(...)`), and awaits
  * a timer between steps so that several async tasks are suspended at once.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 import { reconfigureDevices } from '../src/device/runtime.js';
@@ -174,6 +177,15 @@ describe('async device bodies written out', () => {
     await fence();
     expect(out.sort((a, b) => a[0]! - b[0]!)).to.deep.equal([0, 1, 2, 3, 4, 5].map((k) => [k, k + 3, k + 3, k + 3, k + 3]));
   });
+
+  for (const [mode, backend] of [['late', 'host'], ['late', 'emulated'], ['host-first', 'host']] as const) {
+    it(`in a fresh process, the first async device body may make its first step after other awaits (${mode}, ${backend})`, () => {
+      const child = spawnSync(process.execPath, [fileURLToPath(new URL('./fixtures/async_device_child.js', import.meta.url)), mode, backend], { encoding: 'utf8', timeout: 60_000 });
+      const r = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as { ok: boolean; seen: number[]; message?: string };
+      expect(r.ok, `${r.message ?? ''}\n${child.stderr}`).to.equal(true);
+      expect(r.seen).to.deep.equal(mode === 'late' ? [2, 4, 6] : [0, 2, 4, 6, 101, 202]);
+    });
+  }
 
   it('a device step awaited outside any task is an error that says so', async () => {
     expectTtgError(await rejection(Promise.resolve(ttg.device.input(new ttg.Buffer(1)))), 'E_INVALID_ARGUMENT', ['outside a task']);

@@ -16,6 +16,7 @@ import { MemoryManager } from './memory.js';
 import { toHostValues } from './migrate.js';
 import { checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { StreamManager } from './streams.js';
+import { checkAsyncBody } from './task-context.js';
 
 /** A started device runtime. */
 export interface DeviceRuntime {
@@ -85,6 +86,7 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
 hooks.initDevices = initDevices;
 hooks.finalizeDevices = finalizeDevices;
 hooks.beforeSend = checkSend;
+scheduler.checkAsyncBody = checkAsyncBody;
 hooks.toHost = (values, writable, task) => {
   const m = current?.memory;
   // nothing off the host and no device copy a write could make stale: nothing to do

@@ -39,7 +39,8 @@ export class DeviceStep<R = unknown> implements PromiseLike<R> {
   /** Awaiting the step (an async body) takes it as its task's next step. */
   then<A = R, B = never>(onF?: ((value: R) => A | PromiseLike<A>) | null, onR?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
     const p = this.task === undefined
-      ? Promise.reject(DeviceErrors.invalid(`ttg.device.${this.kind}(...)`, 'is awaited outside a task: await it in the async body of a task (or yield it in a generator body)'))
+      ? Promise.reject(DeviceErrors.invalid(`ttg.device.${this.kind}(...)`, 'is awaited outside a task: await it in the async body of a task (or yield it in a generator body); ' +
+        'an async body whose own text does not mention `device` must make its first device step before its first other await'))
       : resolveStep(this, this.task)!;
     return (p as PromiseLike<R>).then(onF, onR);
   }

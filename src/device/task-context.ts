@@ -2,10 +2,10 @@
  * Which task a device step made in an async body belongs to. A generator body yields its steps to
  * the scheduler, which knows the task; an async body awaits them itself, so the step must know its
  * task when it is made, also after earlier awaits. Node's AsyncLocalStorage follows a task across
- * its awaits; it is set up the first time an async body makes a device step (before that, the
- * scheduler names the task whose async body it is calling), because once it is on, every promise
- * of the process pays for its bookkeeping: programs whose async bodies make no device steps never
- * turn it on.
+ * its awaits. Once it is on, every promise of the process pays for its bookkeeping, so it goes on
+ * only for a program with async device bodies: before the first task of an async body whose text
+ * names the device API, or at the first device step an async body makes before its first await
+ * (the scheduler names the task whose async body it is calling).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -28,7 +28,17 @@ export function stepTask(): Task | undefined {
   return t;
 }
 
-function start(t: Task): void {
+/**
+ * The scheduler's `checkAsyncBody`: an async body whose text names the device API may make its
+ * first device step after an ordinary await, when only the context could tell its task; the
+ * context goes on before its first task runs. (A body that only calls helpers making the steps
+ * is found at its first step made before any await.)
+ */
+export function checkAsyncBody(body: Function): void {
+  if (storage === undefined && /\bdevice\b/.test(String(body))) start(undefined);
+}
+
+function start(t: Task | undefined): void {
   const s = new AsyncLocalStorage<Task | undefined>();
   storage = s;
   scheduler.taskContext = {
@@ -37,5 +47,5 @@ function start(t: Task): void {
     leave: () => s.enterWith(undefined),
   };
   // the body being called continues after its awaits as this task's code
-  s.enterWith(t);
+  if (t !== undefined) s.enterWith(t);
 }

@@ -114,6 +114,11 @@ export class Scheduler {
    * device step made after an await knows its task), and runs the drain loop outside any.
    */
   taskContext: TaskContext | undefined = undefined;
+  /**
+   * Set by src/device: called once per TT with an async body before its first task, so that the
+   * task context can go on before a body makes device steps after an await (see src/device).
+   */
+  checkAsyncBody: ((body: Function) => void) | undefined = undefined;
   /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
   sliceMs = 5;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
@@ -198,6 +203,7 @@ export class Scheduler {
 
   /** {@link inTask} for an async body, without a closure until the task context is on. */
   private callAsync(t: Task, body: AnyBody): unknown {
+    this.checkContext(t);
     const ctx = this.taskContext;
     if (ctx !== undefined) return ctx.run(t, () => callBody(body, t.key, t.args, t));
     this.calling = t;
@@ -209,8 +215,17 @@ export class Scheduler {
     }
   }
 
+  /** Lets src/device see the body of `t`'s TT before its first task, while the task context is off. */
+  private checkContext(t: Task): void {
+    const tt = t.tt;
+    if (this.taskContext !== undefined || tt.contextChecked) return;
+    tt.contextChecked = true;
+    this.checkAsyncBody?.(tt.body as Function);
+  }
+
   /** Calls `f` (an async body, or a step of an async generator) as the code of task `t`. */
   private inTask<R>(t: Task, f: () => R): R {
+    this.checkContext(t);
     const ctx = this.taskContext;
     if (ctx !== undefined) return ctx.run(t, f);
     this.calling = t;

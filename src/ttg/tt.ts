@@ -49,6 +49,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * device tasks, whose inputs are not brought to the host before the body runs.
    */
   deviceBodies = false;
+  /** @internal The scheduler asked src/device whether this TT's async body needs its task context. */
+  contextChecked = false;
   /** @internal */ executable = false;
   private readonly pending = new KeyMap<Task>();
   /** @internal listed in liveTTs */
