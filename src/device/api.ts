@@ -11,7 +11,7 @@ import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
 import * as kernelFns from './kernels.js';
 
 export { Stream } from './streams.js';
-export type { InputResult } from './steps.js';
+export type { InputResult, DeviceStep } from './steps.js';
 
 /**
  * `yield ttg.device.input(...buffers)`: picks the task's device (its TT's devicehint, else the

@@ -33,8 +33,13 @@ export interface InputResult {
  * one. `R` is what it resumes the body with.
  */
 export class DeviceStep<R = unknown> implements PromiseLike<R> {
-  /** @internal `task`: the task of the async body that made it (generator bodies need none). */
-  constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[], readonly task?: Task) {}
+  /** @internal The task of the async body that made it (generator bodies need none). */
+  readonly task: Task | undefined;
+
+  /** @internal */
+  constructor(readonly kind: 'input' | 'kernel', readonly bufs: readonly AnyBuffer[], task?: Task) {
+    this.task = task;
+  }
 
   /** Awaiting the step (an async body) takes it as its task's next step. */
   then<A = R, B = never>(onF?: ((value: R) => A | PromiseLike<A>) | null, onR?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {

@@ -162,7 +162,7 @@ export interface NativeStats {
   pool_prepared: number;
 }
 
-/** What the device part of the addon can do on this machine ({@link NativeAddon.devInfo}). */
+/** What the device part of the addon can do on this machine (`ttg.device.info()`). */
 export interface NativeDeviceInfo {
   /** Host kernels call OpenBLAS/LAPACKE (false: plain C++ loops). */
   blas: boolean;
