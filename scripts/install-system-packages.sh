@@ -1,15 +1,16 @@
 #!/bin/sh
-# Installs the optional system packages the native addon can use (MPI, BLAS, LAPACKE).
-# Idempotent: does nothing when every package is already installed. Without root or apt-get it
-# only explains, because the addon still builds (single rank, no BLAS kernels) without them.
+# Installs the system packages the native addon uses (MPI, BLAS, LAPACKE). Idempotent: does
+# nothing when every package is already installed. Without root or apt-get it stops (exit 1) with
+# the packages to install: the addon would still build without them, but one rank only and with
+# far slower kernels, which a first run must not find out by itself.
 set -eu
 
 PACKAGES="libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev"
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install-system-packages: apt-get not found; skipping."
-  echo "  The ttg addon will build without MPI/BLAS (install $PACKAGES or equivalents by hand)."
-  exit 0
+  echo "install-system-packages: apt-get not found. Install $PACKAGES (or your system's" >&2
+  echo "  equivalents of Open MPI, OpenBLAS and LAPACKE) by hand, then run npm ci." >&2
+  exit 1
 fi
 
 missing=""
@@ -25,10 +26,9 @@ if [ -z "$missing" ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "install-system-packages: not root; missing:$missing"
-  echo "  The ttg addon will build without MPI/BLAS. To enable them run as root:"
-  echo "    apt-get update && apt-get install -y$missing"
-  exit 0
+  echo "install-system-packages: not root; missing:$missing. Run as root:" >&2
+  echo "    apt-get update && apt-get install -y$missing" >&2
+  exit 1
 fi
 
 echo "install-system-packages: installing$missing"

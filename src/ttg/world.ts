@@ -3,6 +3,7 @@
  * `execute`, `fence` and `finalize`.
  */
 import { initHashing } from '../serialize/hash.js';
+import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, initChecksum } from './checksum.js';
 import { Errors } from './errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
@@ -65,6 +66,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (rt.finalized) throw Errors.finalized('initialize()', rt.rank);
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
+  warnAboutBuild();
   await initHashing();
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
