@@ -37,6 +37,9 @@ interface RankResult {
   fences: number;
 }
 
+/** Open MPI's byte transfer layers for the path between nodes: TCP (and self for a rank's own messages). */
+const TCP = { OMPI_MCA_btl: 'tcp,self' };
+
 function script(name: string): string {
   return fileURLToPath(new URL(`./mpi/${name}.js`, import.meta.url));
 }
@@ -48,11 +51,12 @@ function lines(stdout: string, tag: string): string[] {
 describe('distributed execution under mpirun', function () {
   this.timeout(240_000);
 
-  for (const np of [2, 3]) {
-    describe(`${np} ranks`, () => {
+  // shared memory between ranks on one node, and TCP, the path between nodes
+  for (const [np, path, env] of [[2, '', {}], [3, '', {}], [2, ' over TCP', TCP], [3, ' over TCP', TCP]] as const) {
+    describe(`${np} ranks${path}`, () => {
       let results: RankResult[] = [];
       before(() => {
-        const run = mpirun(np, script('graphs'));
+        const run = mpirun(np, script('graphs'), [], 120_000, env);
         expect(run.status, run.output).to.equal(0);
         results = lines(run.stdout, 'RESULT').map((l) => JSON.parse(l) as RankResult).sort((a, b) => a.rank - b.rank);
         expect(results.map((r) => r.rank), run.output).to.deep.equal([...Array(np).keys()]);
@@ -124,7 +128,7 @@ describe('distributed execution under mpirun', function () {
 
       for (const mode of ['throw', 'serialize'] as const) {
         it(`${mode === 'throw' ? 'a body that throws' : 'an unserializable value'}: every rank's fence rejects and the job ends non-zero within seconds`, () => {
-          const run = mpirun(np, script('failure'), [mode], 60_000);
+          const run = mpirun(np, script('failure'), [mode], 60_000, env);
           expect(run.status, run.output).to.not.equal(0);
           expect(run.seconds).to.be.below(20);
           const rejected = lines(run.stdout, 'REJECTED').map((l) => JSON.parse(l) as { rank: number; code: string; message: string; origin: number });

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { requireNative } from '../src/ttg/native.js';
 
 /** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
-export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000) {
+export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000, extraEnv: Record<string, string> = {}) {
   if (spawnSync('mpirun', ['--version']).error) throw new Error('mpirun not found: run scripts/install-system-packages.sh');
   if (!requireNative().info().mpi) throw new Error('the addon was built without MPI: install MPI, then npm run build:native');
   const env = {
@@ -14,6 +14,7 @@ export function mpirun(np: number, file: string, args: string[] = [], timeoutMs 
     NO_COLOR: '1',
     OPENBLAS_NUM_THREADS: '1',
     OMPI_MCA_btl_vader_single_copy_mechanism: process.env['OMPI_MCA_btl_vader_single_copy_mechanism'] ?? 'none',
+    ...extraEnv,
   };
   const t0 = performance.now();
   const run = spawnSync('mpirun', ['-np', String(np), '--oversubscribe', '--allow-run-as-root', process.execPath, file, ...args], {
