@@ -82,6 +82,27 @@ for (const backend of ['host', 'emulated'] as const) {
       expect(seen).to.deep.equal([1, 1, 3, 3]);
     });
 
+    it('kernels running longer than TTG_HANG_TIMEOUT are work, not a hang', async () => {
+      const n = 1024;
+      const ones = new ttg.Buffer(new Float64Array(n * n).fill(1));
+      const C = new ttg.Buffer(n * n);
+      const saved = process.env['TTG_HANG_TIMEOUT'];
+      process.env['TTG_HANG_TIMEOUT'] = '0.2';
+      const t0 = performance.now();
+      try {
+        await runTask(function* () {
+          const { stream } = (yield ttg.device.input(ones, C)) as ttg.device.InputResult;
+          for (let i = 0; i < 24; i++) ttg.device.kernels.dgemm(stream, 'N', 'N', n, n, n, 1 / n, ones, n, ones, n, 1, C, n);
+          yield ttg.device.kernel(C);
+        }, 'long-kernels');
+      } finally {
+        if (saved === undefined) delete process.env['TTG_HANG_TIMEOUT'];
+        else process.env['TTG_HANG_TIMEOUT'] = saved;
+      }
+      expect(performance.now() - t0).to.be.above(600);   // the kernels outlasted the timeout three times
+      expect(range(C.host)).to.deep.equal([24, 24]);
+    });
+
     it('fence() resolves only after kernels that a body enqueued and never waited for have run', async () => {
       const ones = new ttg.Buffer(new Float64Array(N * N).fill(1));
       const C = new ttg.Buffer(N * N);

@@ -86,6 +86,7 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
 hooks.initDevices = initDevices;
 hooks.finalizeDevices = finalizeDevices;
 hooks.beforeSend = checkSend;
+hooks.deviceBusy = () => current?.streams.busy === true;
 scheduler.checkAsyncBody = checkAsyncBody;
 hooks.toHost = (values, writable, task) => {
   const m = current?.memory;

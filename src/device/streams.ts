@@ -129,6 +129,11 @@ export class StreamManager {
     return best;
   }
 
+  /** True while some enqueued work has a completion still to come (a wait, a marker, a copy). */
+  get busy(): boolean {
+    return this.waiting.size !== 0;
+  }
+
   /** Total load of a device (for placing tasks without a device hint). */
   deviceLoad(device: number): number {
     let n = 0;

@@ -15,13 +15,15 @@ export const hooks: {
    * everything was already on the host.
    */
   toHost: ((values: readonly unknown[], writable: number, task?: Task) => PromiseLike<void> | undefined) | undefined;
+  /** True while device work is queued or running: the hang watchdog counts that as progress. */
+  deviceBusy: (() => boolean) | undefined;
   /** Checks what a task with device state sends (throws when it sends a buffer still being written). */
   beforeSend: ((task: Task, value: unknown) => void) | undefined;
   /** Sets up the device backend from `initialize({ device })` and the TTG_DEVICE variable. */
   initDevices: ((options: DeviceOptions | undefined) => Promise<void>) | undefined;
   /** Releases device memory and worker threads at `finalize()`. */
   finalizeDevices: (() => Promise<void>) | undefined;
-} = { toHost: undefined, beforeSend: undefined, initDevices: undefined, finalizeDevices: undefined };
+} = { toHost: undefined, deviceBusy: undefined, beforeSend: undefined, initDevices: undefined, finalizeDevices: undefined };
 
 /** Device options of `ttg.initialize({ device })`. */
 export interface DeviceOptions {

@@ -1,13 +1,15 @@
 /**
  * The hang watchdog of `fence()`. While a fence waits, it samples this rank's progress (tasks
  * finished or resumed, tasks queued, messages sent and received); when nothing moved for
- * `TTG_HANG_TIMEOUT` seconds (default 120) the rank votes "stalled" to the others. Once every rank
+ * `TTG_HANG_TIMEOUT` seconds (default 30) the rank votes "stalled" to the others. Once every rank
  * stalled on the same fence, each prints what it holds (running tasks, tasks missing inputs or held
  * by constraints, messages waiting for a TT) and the fence rejects with `E_HANG` everywhere.
- * A rank busy in a long computation does not vote, so it is never mistaken for a hang.
+ * A rank busy in a long body or with device work in flight does not vote, so it is never mistaken
+ * for a hang.
  */
 import { BodyKind } from './body.js';
 import { describeKey, Errors, type TtgError } from './errors.js';
+import { hooks } from './hooks.js';
 import { collectReport } from './fence-report.js';
 import { parkedMessages, ttById } from './registry.js';
 import { rt } from './runtime.js';
@@ -15,7 +17,7 @@ import { scheduler } from './scheduler.js';
 import type { Transport } from './transport.js';
 
 /** Default of TTG_HANG_TIMEOUT, in seconds. */
-export const DEFAULT_HANG_TIMEOUT_S = 120;
+export const DEFAULT_HANG_TIMEOUT_S = 30;
 
 /** Seconds of TTG_HANG_TIMEOUT (a positive number), else the default. */
 export function hangTimeout(): number {
@@ -67,7 +69,8 @@ export class Watchdog {
     }
     const sig = this.signature();
     const now = performance.now();
-    if (sig !== this.last) {
+    // a kernel running for longer than the timeout is work, not a hang
+    if (sig !== this.last || hooks.deviceBusy?.() === true) {
       this.last = sig;
       this.lastChange = now;
       if (this.voted) {
@@ -124,11 +127,12 @@ export function hangReport(timeoutS: number): { text: string; summary: string } 
   const queued = scheduler.pending - running.length;
   if (queued > 0) lines.push(`  queued: ${queued} task(s)`);
   const counts = (rt.transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();
-  if (counts !== undefined) lines.push(`  messages sent ${counts.sent}, received ${counts.received} by this rank`);
+  const parkedTotal = parked.reduce((a, [, n]) => a + n, 0);
+  if (counts !== undefined) lines.push(`  messages sent ${counts.sent}, received ${counts.received} by this rank, and ${parkedTotal} more waiting for a TT`);
   const head = `ttg: rank ${rt.rank}: fence() made no progress for ${timeoutS} s (TTG_HANG_TIMEOUT); this rank holds:`;
   const text = [head, ...(lines.length === 0 ? ['  nothing (waiting for other ranks)'] : lines)].join('\n');
   const summary = `rank ${rt.rank} holds ${running.length} running task(s)${running.length > 0 ? ` (first: ${running[0]!.tt.name}[${describeKey(running[0]!.key)}])` : ''}, `
     + `${report.incomplete.length} missing inputs, ${report.held.length} held by constraints, `
-    + `${parked.reduce((a, [, n]) => a + n, 0)} message(s) waiting for a TT`;
+    + `${parkedTotal} message(s) waiting for a TT`;
   return { text, summary };
 }
