@@ -14,6 +14,8 @@ export interface RuntimeState {
   transport: Transport | undefined;
   /** Reference counts of values are kept only once some TT consumes inputs or reduces. */
   trackRefs: boolean;
+  /** Deliveries that stay on this rank are encoded and decoded too (TTG_CHECK_SERIALIZE). */
+  checkTravel: boolean;
   /**
    * The typed array that the send in progress moves (a consumed input with no other holder, to a
    * single sink): if it goes to another rank, the transport may transfer its memory.
@@ -35,6 +37,7 @@ export const rt: RuntimeState = {
   size: 1,
   transport: undefined,
   trackRefs: false,
+  checkTravel: false,
   moving: undefined,
   sending: undefined,
 };

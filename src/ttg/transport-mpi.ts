@@ -21,6 +21,7 @@ import { rt } from './runtime.js';
 import { scheduler } from './scheduler.js';
 import { traceFileFromEnv, tracer } from './trace.js';
 import type { Transport } from './transport.js';
+import { serializeError } from './serialize-error.js';
 import { Wire, type Target, type WireMessage } from './wire.js';
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
@@ -572,34 +573,6 @@ function lookup(ttId: number, rank: number) {
     throw Errors.transport(`a message names TT #${ttId}, which does not exist on this rank (build the same graphs in the same order on every rank)`, rank);
   }
   return tt;
-}
-
-/** E_SERIALIZE for `msg`: the first key in it that cannot travel, else its value; and who sent it. */
-function serializeError(msg: WireMessage, rank: number, cause: unknown): TtgError {
-  const t = rt.sending;
-  const from = t === undefined ? undefined : { tt: t.tt.name, key: t.key };
-  if (msg[0] === Wire.Input) {
-    for (const [ttId, terminal, keys] of msg[1]) {
-      for (const key of keys) {
-        const why = travelError(key);
-        if (why !== undefined) return Errors.serializeSend('key', from, ttById(ttId)?.name, terminal, key, rank, why);
-      }
-    }
-    const [ttId, terminal, keys] = msg[1][0]!;
-    return Errors.serializeSend('value', from, ttById(ttId)?.name, terminal, keys[0], rank, cause);
-  }
-  const ttId = msg[1];
-  return Errors.serializeSend('message', from, typeof ttId === 'number' ? ttById(ttId)?.name : undefined, undefined, undefined, rank, cause);
-}
-
-/** Why `v` alone cannot be encoded, or undefined if it can. */
-function travelError(v: unknown): unknown {
-  try {
-    encode(v);
-    return undefined;
-  } catch (e) {
-    return e;
-  }
 }
 
 const KIND_NAMES: Record<number, string> = {

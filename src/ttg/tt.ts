@@ -14,6 +14,7 @@ import { InputTerminal, type Reducer } from './input-terminal.js';
 import { KeyMap } from './key-map.js';
 import { flushParked, registerTT } from './registry.js';
 import { rt } from './runtime.js';
+import { checkTravel } from './travel-check.js';
 import { scheduler } from './scheduler.js';
 import { Task } from './task.js';
 import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
@@ -214,6 +215,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
         return;
       }
     }
+    if (rt.checkTravel) checkTravel(this.id, idx, key, value);
     this.receive(idx, key, value);
   }
 

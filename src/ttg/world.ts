@@ -11,6 +11,7 @@ import { rt } from './runtime.js';
 import { hooks, type DeviceOptions } from './hooks.js';
 import { scheduler } from './scheduler.js';
 import { loadNative, nativeLoadError } from './native.js';
+import { travelCheckRequested } from './travel-check.js';
 import { startTracing, stopTracing, traceFileFromEnv, tracer, writeTrace } from './trace.js';
 import { LocalTransport, type Transport } from './transport.js';
 import { MpiTransport } from './transport-mpi.js';
@@ -71,6 +72,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
   rt.transport = transport;
+  rt.checkTravel = travelCheckRequested();
   rt.rank = transport.rank;
   rt.size = transport.size;
   const traceFile = traceFileFromEnv();

@@ -1,0 +1,35 @@
+/**
+ * `TTG_CHECK_SERIALIZE=1`: in a run where sends stay on this rank (one rank, or keys a rank owns),
+ * every key and value delivered to another TT is encoded and decoded as if it went to another
+ * rank, so what could not travel fails with E_SERIALIZE at one rank too, not first under mpirun.
+ * Off by default: the check copies every value.
+ */
+import { decode, encode } from '../serialize/codec.js';
+import { decodeInput, encodeInput } from './input-header.js';
+import { rt } from './runtime.js';
+import { serializeError } from './serialize-error.js';
+import { Wire, type WireMessage } from './wire.js';
+
+/** True when TTG_CHECK_SERIALIZE asks for the check (`1`, `true`, `on`, `yes`). */
+export function travelCheckRequested(): boolean {
+  const v = process.env['TTG_CHECK_SERIALIZE'];
+  return v !== undefined && /^(1|true|on|yes)$/i.test(v);
+}
+
+/** Encodes and decodes the delivery of `value` to input `terminal` of TT `ttId` for `key`; throws E_SERIALIZE. */
+export function checkTravel(ttId: number, terminal: number, key: unknown, value: unknown): void {
+  const msg: WireMessage = [Wire.Input, [[ttId, terminal, [key]]], value];
+  try {
+    const { bytes, parts } = encodeInput(msg) ?? encode(msg);
+    const decoded = decodeInput(bytes, undefined) ?? decode<WireMessage>(bytes);
+    // the receiver's arrays get the payload, as a transport would write it
+    if (decoded.parts.length !== parts.length) throw new Error(`${parts.length} payload parts were sent, ${decoded.parts.length} expected`);
+    parts.forEach((p, i) => bytesOf(decoded.parts[i]!).set(bytesOf(p)));
+  } catch (e) {
+    throw serializeError(msg, rt.rank, e);
+  }
+}
+
+function bytesOf(v: ArrayBufferView): Uint8Array {
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
