@@ -68,6 +68,19 @@ describe('POTRF example', function () {
     expect(parse(run.stdout)).to.include({ body: 'async', ranks: 2, ok: true });
   });
 
+  it('--help prints the usage and exits 0; an unknown option or a bad value exits 2 with the usage', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const help = run(['--help']);
+    expect(help.status).to.equal(0);
+    expect(help.stdout).to.include('usage: potrf').and.include('--body generator|async');
+    const unknown = run(['--frobnicate', '3']);
+    expect(unknown.status).to.equal(2);
+    expect(unknown.stderr).to.include("'--frobnicate'").and.include('usage: potrf');
+    const bad = run(['--body', 'threads']);
+    expect(bad.status).to.equal(2);
+    expect(bad.stderr).to.include('--body must be generator or async');
+  });
+
   it('produces the same residual on 1 and 2 ranks (the matrix depends only on (i, j))', () => {
     const a = single(['--n', '300', '--nb', '64']);
     const run = mpirun(2, MAIN, ['--n', '300', '--nb', '64', '--check', '--json']);

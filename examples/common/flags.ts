@@ -1,7 +1,9 @@
 /**
- * The examples' command-line grammar: `--name value`, `--name=value` and bare boolean flags.
- * Each example lists its options; anything else fails with the usage text.
+ * The examples' command lines, read with `node:util`'s `parseArgs` (strict: an unknown option or
+ * a missing value fails with the usage text). Each example lists its options by kind; `--help`
+ * asks for the usage ({@link HelpRequested}).
  */
+import { parseArgs } from 'node:util';
 
 /** Which options an example takes, by kind. */
 export interface FlagSpec {
@@ -15,31 +17,37 @@ export interface FlagSpec {
   numbers?: Readonly<Record<string, (v: number) => string | undefined>>;
 }
 
+/** Thrown for `--help`: the caller prints `usage` and exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly usage: string) {
+    super(usage);
+  }
+}
+
 /** Parses `argv` over `defaults`; throws with `usage` on anything `spec` does not name. */
 export function parseFlags<O extends object>(argv: readonly string[], defaults: O, spec: FlagSpec, usage: string): O {
-  const o = { ...defaults } as Record<string, unknown>;
   const numbers = spec.numbers ?? {};
-  for (let a = 0; a < argv.length; a++) {
-    const arg = argv[a]!;
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument '${arg}'\n${usage}`);
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (name === 'help') throw new Error(usage);
-    if (spec.bools.includes(name)) {
-      o[name] = true;
-      continue;
-    }
-    const isInt = spec.ints.includes(name);
-    const check = numbers[name];
-    if (!isInt && check === undefined && !spec.strings.includes(name)) throw new Error(`unknown option --${name}\n${usage}`);
-    const value = inline ?? argv[++a];
-    if (value === undefined) throw new Error(`--${name} needs a value\n${usage}`);
-    if (isInt) {
+  const options: Record<string, { type: 'boolean' | 'string' }> = { help: { type: 'boolean' } };
+  for (const name of spec.bools) options[name] = { type: 'boolean' };
+  for (const name of [...spec.ints, ...spec.strings, ...Object.keys(numbers)]) options[name] = { type: 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${usage}`);
+  }
+  if (values['help'] === true) throw new HelpRequested(usage);
+  const o = { ...defaults } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'help' || value === undefined) continue;
+    if (typeof value === 'boolean') o[name] = value;
+    else if (spec.ints.includes(name)) {
       const v = Number(value);
       if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive integer, got '${value}'`);
       o[name] = v;
-    } else if (check !== undefined) {
+    } else if (numbers[name] !== undefined) {
       const v = Number(value);
-      const wrong = Number.isNaN(v) ? 'a number' : check(v);
+      const wrong = Number.isNaN(v) ? 'a number' : numbers[name](v);
       if (wrong !== undefined) throw new Error(`--${name} must be ${wrong}, got '${value}'`);
       o[name] = v;
     } else {

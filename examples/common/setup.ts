@@ -1,8 +1,10 @@
 /**
- * What every example does first: parse its command line (exit 2 with the usage on bad input),
+ * What every example does first: parse its command line (exit 2 with the usage on bad input, 0
+ * after printing it for `--help`),
  * honour `--trace FILE`, and join the world with the device options given on the command line.
  */
 import * as ttg from 'ttg';
+import { HelpRequested } from './flags.js';
 
 /** Command-line options shared by the examples. */
 export interface CommonOptions {
@@ -19,6 +21,10 @@ export async function startExample<O extends CommonOptions>(parse: (argv: readon
   try {
     opts = parse(process.argv.slice(2));
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      console.log(e.usage);
+      process.exit(0);
+    }
     console.error((e as Error).message);
     process.exit(2);
   }
