@@ -1,9 +1,9 @@
 /**
- * ttg as a dependency: the packed tarball installs into a fresh ESM project (building its addon),
- * a TypeScript program type-checks against the published declarations with NodeNext resolution,
- * and runs under `mpirun -np 2`.
+ * ttg as a dependency: publint finds nothing; the published declarations carry no @internal
+ * members; the packed tarball installs into a fresh ESM project (building its addon), and a
+ * TypeScript program type-checks against it with NodeNext resolution and runs under `mpirun -np 2`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,18 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('ttg as a dependency', function () {
   this.timeout(300_000);
+
+  it('publint finds nothing to report in the package', () => {
+    const out = execFileSync(join(root, 'node_modules', '.bin', 'publint'), [], { cwd: root, encoding: 'utf8' });
+    expect(out).to.include('All good!');
+  });
+
+  it('the published declarations carry no @internal members', () => {
+    // grep lists the declaration files that still mention it, and exits 1 when there are none
+    const grep = spawnSync('grep', ['-rl', '--include=*.d.ts', '@internal', join(root, 'dist', 'src')], { encoding: 'utf8' });
+    expect(grep.stdout).to.equal('');
+    expect(grep.status).to.equal(1);
+  });
 
   it('packs, installs into a fresh TypeScript ESM project, type-checks and runs on 2 ranks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ttg-consumer-'));
