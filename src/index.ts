@@ -13,6 +13,6 @@ export { make_graph_executable, dot } from './ttg/graph.js';
 export type { FenceReport, IncompleteTask, HeldTaskReport } from './ttg/fence-report.js';
 export { World, initialize, execute, fence, finalize, type InitializeOptions, type FenceOptions } from './ttg/world.js';
 export { Buffer, type BufferArray, type AnyBuffer } from './device/buffer.js';
-export type { DeviceOptions } from './ttg/hooks.js';
+export type { DeviceOptions } from './device/config.js';
 export type { NativeDeviceInfo } from './ttg/native.js';
 export * as device from './device/api.js';

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
-import { scheduler } from '../src/ttg/scheduler.js';
+import { defaultRuntime } from '../src/ttg/runtime.js';
 import { expectTtgError, fence, rejection, stackDepth } from './helpers.js';
 
 /** An executing TT named `name` whose body records its keys in `ran`. */
@@ -177,13 +177,13 @@ describe('scheduling', () => {
 
   it('a batch a transport delivers runs the tasks it made ready before returning; one that throws still gets them run', async () => {
     const { tt, ran } = recorder('sch-deliver');
-    scheduler.deliver(() => {
+    defaultRuntime().scheduler.deliver(() => {
       tt.invoke(1, 0);
       tt.invoke(2, 0);
       expect(ran).to.deep.equal([]); // not inside the batch
     });
     expect(ran).to.deep.equal([1, 2]); // no microtask needed
-    expect(() => scheduler.deliver(() => {
+    expect(() => defaultRuntime().scheduler.deliver(() => {
       tt.invoke(3, 0);
       throw new Error('bad batch');
     })).to.throw('bad batch');

@@ -5,6 +5,7 @@
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { deviceRuntime } from './runtime.js';
 import { collectBuffers, currentStream, DeviceStep, whyNotUsable, type InputResult } from './steps.js';
+import { devicePort } from './port.js';
 import { stepTask } from './task-context.js';
 import { DeviceErrors } from './errors.js';
 import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
@@ -19,7 +20,7 @@ export type { InputResult, DeviceStep } from './steps.js';
  * resumes with `{ stream, device }`. May be yielded again in the same task to add buffers.
  */
 export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep<InputResult> {
-  return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers), stepTask());
+  return new DeviceStep('input', collectBuffers('ttg.device.input(...)', buffers), stepTask(devicePort));
 }
 
 /**
@@ -28,7 +29,7 @@ export function input(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): Devi
  * task's buffers stay pinned until the task ends.
  */
 export function kernel(...buffers: Array<AnyBuffer | readonly AnyBuffer[]>): DeviceStep<void> {
-  const task = stepTask();
+  const task = stepTask(devicePort);
   if (buffers.length === 0 && task === undefined) return WAIT_ONLY;
   return new DeviceStep('kernel', buffers.length === 0 ? NO_BUFFERS : collectBuffers('ttg.device.kernel(...)', buffers), task);
 }

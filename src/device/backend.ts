@@ -4,9 +4,8 @@
  * separate device memory (emulated, cuda). The operations themselves go through `devOp`.
  */
 import { availableParallelism } from 'node:os';
-import type { DeviceOptions } from '../ttg/hooks.js';
 import type { NativeAddon } from '../ttg/native.js';
-import type { BackendName } from './config.js';
+import type { BackendName, DeviceOptions } from './config.js';
 import { DeviceErrors } from './errors.js';
 
 /** A started backend. */

@@ -4,8 +4,19 @@
  * field; the environment fills in what they leave out, so a program can be rerun on another
  * backend without editing it.
  */
-import type { DeviceOptions } from '../ttg/hooks.js';
 import { DeviceErrors } from './errors.js';
+
+/** Device options of `ttg.initialize({ device })`. */
+export interface DeviceOptions {
+  /** `cuda`, `host` or `emulated` (default: cuda when a GPU is present, else host). */
+  backend?: string;
+  /** Number of devices (emulated) or devices to use. */
+  devices?: number;
+  /** Bytes of memory per device (emulated; a cap for cuda). */
+  memory?: number;
+  /** Streams (host: worker threads) per device. */
+  streams?: number;
+}
 
 /** The three backends of SPEC §5. */
 export type BackendName = 'host' | 'emulated' | 'cuda';

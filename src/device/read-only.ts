@@ -6,7 +6,6 @@
  * it ends; a change fails the task with E_READ_ONLY (and drops the stale copies).
  */
 import { hashBytes } from '../ttg/checksum.js';
-import { rt } from '../ttg/runtime.js';
 import type { Task } from '../ttg/task.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
@@ -32,7 +31,7 @@ export class ReadOnlyWatch {
       const b = this.bufs[j]!;
       if (hashOf(b) === this.hashes[j]) continue;
       this.memory.hostWrites(b);
-      throw DeviceErrors.readOnlyWritten(this.terminals[j]!, { tt: task.tt.name, key: task.key, rank: rt.rank });
+      throw DeviceErrors.readOnlyWritten(this.terminals[j]!, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
     }
   }
 }

@@ -1,22 +1,16 @@
 /**
  * The device runtime of this process: the started backend, its streams and its memory manager.
- * `initialize()` starts it through `hooks.initDevices`; `finalize()` stops it. Importing this
- * module installs the hooks, so merely importing 'ttg' enables the device layer.
+ * Devices belong to the process, so the worlds of a process share them. `initialize()` starts it;
+ * `finalize()` stops it.
  */
-import { hooks, type DeviceOptions } from '../ttg/hooks.js';
 import { initChecksum } from '../ttg/checksum.js';
 import { loadNative, nativeLoadError } from '../ttg/native.js';
-import { scheduler } from '../ttg/scheduler.js';
 import { startBackend, type Backend } from './backend.js';
 import { setToHostImpl } from './buffer.js';
-import './buffer-values.js';
-import { resolveOptions, type BackendName } from './config.js';
+import { resolveOptions, type BackendName, type DeviceOptions } from './config.js';
 import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
-import { toHostValues } from './migrate.js';
-import { checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { StreamManager } from './streams.js';
-import { checkAsyncBody } from './task-context.js';
 
 /** A started device runtime. */
 export interface DeviceRuntime {
@@ -83,18 +77,4 @@ export async function reconfigureDevices(options: DeviceOptions | undefined): Pr
   await initDevices(options ?? {});
 }
 
-hooks.initDevices = initDevices;
-hooks.finalizeDevices = finalizeDevices;
-hooks.beforeSend = checkSend;
-hooks.deviceBusy = () => current?.streams.busy === true;
-scheduler.checkAsyncBody = checkAsyncBody;
-hooks.toHost = (values, writable, task) => {
-  const m = current?.memory;
-  // nothing off the host and no device copy a write could make stale: nothing to do
-  if (m === undefined || (m.offHost === 0 && m.copies === 0)) return undefined;
-  return toHostValues(m, values, writable, task);
-};
-scheduler.stepResolver = resolveStep;
-scheduler.stepNext = nextInStepContext;
-scheduler.deviceEnd = endDeviceTask;
 setToHostImpl((b) => current?.memory.toHost(b));

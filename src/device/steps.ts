@@ -9,9 +9,8 @@
  * a task that has selected a stream with that task's state as "current" (`current_stream()`,
  * and the check that kernels use only the task's own buffers).
  */
+import type { ParkableStep, ReadyStep } from '../ttg/device-port.js';
 import type { Task } from '../ttg/task.js';
-import { rt } from '../ttg/runtime.js';
-import { Parked, Ready } from '../ttg/scheduler.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';
@@ -54,12 +53,15 @@ export class DeviceStep<R = unknown> implements PromiseLike<R> {
 /**
  * Device state of one running task, from its first `input()` until the task ends: as in C++ TTG,
  * a wait does not end the task's use of the device, so a body may select once and then enqueue
- * and wait any number of times. It is also the {@link Ready} result of its `input()` steps when
+ * and wait any number of times. It is also the ready step (device-port.ts) of its `input()` steps when
  * the buffers are usable at once (the host backend): the step resumes with the stream's
  * `{ stream, device }`, with no object made per step. The scheduler resumes the body with this
  * state current after every step, whatever it was (see {@link nextInStepContext}).
  */
-class TaskState extends Ready {
+class TaskState implements ReadyStep {
+  readonly step = 'ready';
+  /** What its `input()` steps resume the body with. */
+  readonly value: InputResult;
   /** Pins held and stream load counted (from the first input() until the task ends). */
   active = false;
   /** The stream's op count when the task last waited: more ops since then must finish before it ends. */
@@ -73,7 +75,12 @@ class TaskState extends Ready {
   readonly unwaited: AnyBuffer[] = [];
 
   constructor(readonly stream: Stream) {
-    super(stream.inputResult);
+    this.value = stream.inputResult;
+  }
+
+  /** Callers that treat it as a promise (async generators) get the value a turn later. */
+  then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    return Promise.resolve(this.value).then(onF, onR);
   }
 }
 
@@ -105,7 +112,7 @@ export function checkSend(task: Task, value: unknown): void {
   const st = task.deviceState;
   if (!(st instanceof TaskState) || st.unwaited.length === 0) return;
   forEachBuffer([value], (b) => {
-    if (st.unwaited.includes(b)) throw DeviceErrors.sentBeforeWait({ tt: task.tt.name, key: task.key, rank: rt.rank });
+    if (st.unwaited.includes(b)) throw DeviceErrors.sentBeforeWait({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
   });
 }
 
@@ -165,16 +172,20 @@ export function nextInStepContext<R>(st: unknown, it: { next(v?: unknown): R; th
  * promise, closure or microtask in between: fewer allocations and jobs per device task on the JS
  * thread, which shares the cores with the kernels. Async generators wait through `then`.
  */
-class KernelWait extends Parked {
+class KernelWait implements ParkableStep {
+  readonly step = 'parkable';
   private next: ((value: unknown) => unknown) | undefined;
   private settled = false;
+  private parked: Task | undefined = undefined;
 
   constructor(
     private readonly r: DeviceRuntime,
     /** Buffers copied back to the host by this wait. */
     private readonly back: readonly AnyBuffer[],
-  ) {
-    super();
+  ) {}
+
+  park(task: Task): void {
+    this.parked = task;
   }
 
   then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B> {
@@ -193,7 +204,11 @@ class KernelWait extends Parked {
   fire(): void {
     for (const b of this.back) this.r.memory.setHostValid(b);
     this.settled = true;
-    this.resumeParked();
+    const t = this.parked;
+    if (t !== undefined) {
+      this.parked = undefined;
+      t.resumeParked();
+    }
     const f = this.next;
     this.next = undefined;
     if (f !== undefined) f(undefined);
@@ -243,7 +258,7 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
     return st;
   }
   const result = st.stream.inputResult;
-  return r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: rt.rank }).then(() => result);
+  return r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank }).then(() => result);
 }
 
 function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {

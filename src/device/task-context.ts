@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import { scheduler } from '../ttg/scheduler.js';
+import type { DevicePort } from '../ttg/device-port.js';
 import type { Task } from '../ttg/task.js';
 
 let storage: AsyncLocalStorage<Task | undefined> | undefined;
@@ -20,11 +20,11 @@ export function contextTask(): Task | undefined {
 }
 
 /** The task a device step made now belongs to; undefined outside async bodies (generators need none). */
-export function stepTask(): Task | undefined {
+export function stepTask(port: DevicePort): Task | undefined {
   const inContext = storage?.getStore();
   if (inContext !== undefined) return inContext;
-  const t = scheduler.calling;
-  if (t !== undefined && storage === undefined) start(t);
+  const t = port.calling;
+  if (t !== undefined && storage === undefined) start(port, t);
   return t;
 }
 
@@ -34,14 +34,14 @@ export function stepTask(): Task | undefined {
  * context goes on before its first task runs. (A body that only calls helpers making the steps
  * is found at its first step made before any await.)
  */
-export function checkAsyncBody(body: Function): void {
-  if (storage === undefined && /\bdevice\b/.test(String(body))) start(undefined);
+export function checkAsyncBody(port: DevicePort, body: Function): void {
+  if (storage === undefined && /\bdevice\b/.test(String(body))) start(port, undefined);
 }
 
-function start(t: Task | undefined): void {
+function start(port: DevicePort, t: Task | undefined): void {
   const s = new AsyncLocalStorage<Task | undefined>();
   storage = s;
-  scheduler.taskContext = {
+  port.taskContext = {
     run: (task, f) => s.run(task, f),
     outside: (f) => s.run(undefined, f),
     leave: () => s.enterWith(undefined),

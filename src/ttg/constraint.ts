@@ -12,7 +12,7 @@
  * `stop()` holds every task that arrives and opens nothing until `start()`.
  */
 import { Errors } from './errors.js';
-import { rt } from './runtime.js';
+import type { Runtime } from './runtime.js';
 import type { Task } from './task.js';
 
 /** Maps a task key to its ordinal (a number; lower runs first). */
@@ -38,9 +38,6 @@ export interface HeldTask {
   /** Present (true) when the constraint is stopped: nothing opens before its `start()`. */
   readonly stopped?: true;
 }
-
-/** Registry of constraints, so a fence can report what they hold. */
-export const constraints = new Set<SequencedKeysConstraint<never>>();
 
 /** Runs tasks in the order of the ordinals their keys map to. */
 export class SequencedKeysConstraint<K = unknown> {
@@ -69,7 +66,6 @@ export class SequencedKeysConstraint<K = unknown> {
     this.auto = options.auto === true;
     this.start0 = start;
     this.current = start;
-    constraints.add(this as SequencedKeysConstraint<never>);
   }
 
   /** Number of tasks this constraint holds back. */
@@ -101,7 +97,7 @@ export class SequencedKeysConstraint<K = unknown> {
       return;
     }
     if (typeof ordinal !== 'number' || Number.isNaN(ordinal)) {
-      throw Errors.invalidArgument('SequencedKeysConstraint.release(ordinal)', `needs a number, got ${String(ordinal)}`, { rank: rt.rank });
+      throw Errors.invalidArgument('SequencedKeysConstraint.release(ordinal)', `needs a number, got ${String(ordinal)}`);
     }
     if (ordinal <= this.current) return;
     this.current = ordinal;
@@ -138,7 +134,7 @@ export class SequencedKeysConstraint<K = unknown> {
   admit(t: Task, ordinal: number): boolean {
     if (typeof ordinal !== 'number' || Number.isNaN(ordinal)) {
       throw Errors.invalidArgument('constraint mapper', `must return a number, got ${String(ordinal)}`, {
-        tt: t.tt.name, key: t.key, rank: rt.rank,
+        tt: t.tt.name, key: t.key, rank: t.tt.rt.rank,
       });
     }
     if (!this.halted) {
@@ -171,19 +167,23 @@ export class SequencedKeysConstraint<K = unknown> {
   }
 
   /** @internal What is held, for fence reports. */
-  heldTasks(): HeldTask[] {
+  heldTasks(rt: Runtime): HeldTask[] {
     const out: HeldTask[] = [];
     for (const [ordinal, list] of this.held) {
-      for (const t of list) out.push(this.halted ? { tt: t.tt.name, key: t.key, ordinal, stopped: true } : { tt: t.tt.name, key: t.key, ordinal });
+      for (const t of list) if (t.tt.rt === rt) out.push(this.halted ? { tt: t.tt.name, key: t.key, ordinal, stopped: true } : { tt: t.tt.name, key: t.key, ordinal });
     }
     return out;
   }
 
   /** @internal Forgets held tasks (after a failed run). */
-  dropHeld(): void {
-    for (const list of this.held.values()) for (const t of list) t.tt.taskDone(t);
-    this.held.clear();
-    this.ordinals = [];
+  dropHeld(rt: Runtime): void {
+    for (const [ordinal, list] of this.held) {
+      const keep = list.filter((t) => t.tt.rt !== rt);
+      for (const t of list) if (t.tt.rt === rt) t.tt.taskDone(t);
+      if (keep.length === 0) this.held.delete(ordinal);
+      else this.held.set(ordinal, keep);
+    }
+    this.ordinals = [...this.held.keys()].sort((a, b) => a - b);
   }
 
   /** Auto mode: the lowest held ordinal becomes the current one and its tasks run. */

@@ -172,6 +172,10 @@ export const Errors = {
   invalidArgument(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return new TtgError('E_INVALID_ARGUMENT', `${what} ${detail}`, ctx);
   },
+  /** `e`, thrown while handling a message, as the error of the run. */
+  handling(e: unknown, rank: number): TtgError {
+    return e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, rank, e);
+  },
   transport(detail: string, rank: number, cause?: unknown): TtgError {
     return new TtgError('E_TRANSPORT', detail, { rank, cause });
   },

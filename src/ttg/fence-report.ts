@@ -2,9 +2,8 @@
  * What a fence found still waiting when the world went quiet: tasks missing inputs and tasks held
  * by constraints. They do not block the fence; they are reported.
  */
-import { constraints } from './constraint.js';
 import { describeKey } from './errors.js';
-import { liveTTs } from './tt.js';
+import type { Runtime } from './runtime.js';
 
 /** A task that has some inputs but not all. */
 export interface IncompleteTask {
@@ -36,8 +35,9 @@ export interface FenceReport {
 }
 
 /** Collects the report; also forgets TTs that hold nothing, so finished graphs can be collected. */
-export function collectReport(): FenceReport {
+export function collectReport(rt: Runtime): FenceReport {
   const incomplete: IncompleteTask[] = [];
+  const liveTTs = rt.live;
   for (const tt of liveTTs) {
     let any = false;
     for (const t of tt.pendingTasks()) {
@@ -52,7 +52,7 @@ export function collectReport(): FenceReport {
     }
   }
   const held: HeldTaskReport[] = [];
-  for (const c of constraints) held.push(...c.heldTasks());
+  for (const c of rt.constraints) held.push(...c.heldTasks(rt));
   return { incomplete, held };
 }
 
@@ -71,11 +71,11 @@ export function formatReport(r: FenceReport, rank: number, limit = 10): string {
 }
 
 /** Forgets everything pending (after a failed run, so the next graph starts clean). */
-export function clearPending(): void {
-  for (const tt of liveTTs) {
+export function clearPending(rt: Runtime): void {
+  for (const tt of rt.live) {
     tt.clearPending();
     tt.live = false;
   }
-  liveTTs.clear();
-  for (const c of constraints) c.dropHeld();
+  rt.live.clear();
+  for (const c of rt.constraints) c.dropHeld(rt);
 }

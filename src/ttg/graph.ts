@@ -2,7 +2,6 @@
  * Whole-graph operations: validation before execution and the DOT picture of the template graph.
  */
 import { Errors } from './errors.js';
-import { rt } from './runtime.js';
 import { TT, type TTImpl } from './tt.js';
 
 /** Every TT connected to the given ones, in discovery order. */
@@ -24,12 +23,18 @@ function reachable(roots: readonly TTImpl[]): TTImpl[] {
  * one TT) and makes it executable. Throws a `TtgError` naming the TT and terminal at fault.
  */
 export function make_graph_executable(...tts: TTImpl[]): void {
-  if (!rt.initialized) throw Errors.notInitialized('make_graph_executable()');
   if (tts.length === 0) throw Errors.invalidArgument('make_graph_executable()', 'needs at least one TT');
   tts.forEach((tt, i) => {
     if (!((tt as unknown) instanceof TT)) throw Errors.invalidArgument('make_graph_executable(...tts)', `takes TTs made by make_tt; argument ${i} is not one`);
   });
+  const rt = tts[0]!.rt;
+  if (!rt.running) throw Errors.notInitialized('make_graph_executable()');
   const all = reachable(tts);
+  for (const tt of all) {
+    if (tt.rt !== rt) {
+      throw Errors.invalidArgument('make_graph_executable()', `connects TTs of two worlds ('${tts[0]!.name}' and '${tt.name}'): an edge joins TTs of one world only`, { tt: tt.name, rank: rt.rank });
+    }
+  }
   for (const tt of all) {
     const ins = new Set<unknown>();
     for (const e of tt.inputEdges) {

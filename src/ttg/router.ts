@@ -3,7 +3,7 @@
  * at once; for every other rank the keys are grouped so the value travels once per rank, whatever
  * the number of keys and terminals it feeds there.
  */
-import { rt } from './runtime.js';
+import type { Runtime } from './runtime.js';
 import type { TTImpl } from './tt.js';
 import type { Target } from './wire.js';
 
@@ -15,7 +15,7 @@ export interface RouteTarget {
 }
 
 /** Delivers `value` to every target, shipping it once per remote rank. */
-export function routeBroadcast(targets: readonly RouteTarget[], value: unknown): void {
+export function routeBroadcast(rt: Runtime, targets: readonly RouteTarget[], value: unknown): void {
   let remote: Map<number, Target[]> | undefined;
   for (const { tt, terminal, keys } of targets) {
     if (!tt.isRouted) {
@@ -42,5 +42,5 @@ export function routeBroadcast(targets: readonly RouteTarget[], value: unknown):
       lastTarget![2].push(key);
     }
   }
-  if (remote !== undefined) for (const [dest, list] of remote) rt.transport!.sendInput(dest, list, value);
+  if (remote !== undefined) for (const [dest, list] of remote) rt.transport!.sendInput(dest, list, value, false);
 }

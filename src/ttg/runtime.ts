@@ -1,43 +1,134 @@
 /**
- * Process-wide runtime state: the world this process belongs to and switches that change what the
- * hot path does. One object so that every module reads the same fields without import cycles.
+ * The runtime of one world: everything that was process-wide state belongs to it, so several
+ * worlds (the default one and those made by `World.split`) run side by side in one process, each
+ * with its own TTs, scheduler, termination detection, fences and errors.
  */
+import type { SequencedKeysConstraint } from './constraint.js';
+import type { DevicePort } from './device-port.js';
+import { Errors } from './errors.js';
+import { Scheduler } from './scheduler.js';
 import type { Task } from './task.js';
-import type { Transport } from './transport.js';
+import type { Tracer } from './trace.js';
+import type { Transport, TransportHost } from './transport.js';
+import type { TTImpl } from './tt.js';
 
-/** Mutable process-wide state; set by `initialize`, read everywhere. */
-export interface RuntimeState {
-  initialized: boolean;
-  finalized: boolean;
-  rank: number;
-  size: number;
-  transport: Transport | undefined;
+/** One world's runtime state. TTs hold their runtime; hot paths read its fields. */
+export class Runtime {
+  /** This process's rank in the world. */
+  rank = 0;
+  /** Ranks of the world. */
+  size = 1;
+  /** Set while the world can run tasks (from `initialize` or `split` until `finalize`). */
+  transport: Transport | undefined = undefined;
+  finalized = false;
   /** Reference counts of values are kept only once some TT consumes inputs or reduces. */
-  trackRefs: boolean;
+  trackRefs = false;
   /** Deliveries that stay on this rank are encoded and decoded too (TTG_CHECK_SERIALIZE). */
-  checkTravel: boolean;
-  /**
-   * The typed array that the send in progress moves (a consumed input with no other holder, to a
-   * single sink): if it goes to another rank, the transport may transfer its memory.
-   */
-  moving: ArrayBufferView | undefined;
+  checkTravel = false;
   /**
    * The task whose body made the latest send, so that a send that cannot be serialized names its
    * sender. Set by each send of a task, not around the body (an async body sends after its call
    * has returned), and cleared by the TT calls a program makes outside any task (`invoke`...).
    */
-  sending: Task | undefined;
+  sending: Task | undefined = undefined;
+  /** The tracer and the track of this world's tasks, when TTG_TRACE is set. */
+  tracer: Tracer | undefined = undefined;
+  /** Fences started (the hang watchdog's votes name the fence). */
+  fences = 0;
+  /** The public `World` object of this runtime (set by the world layer). */
+  world: unknown = undefined;
+  /** The device layer, shared by the worlds of a process (undefined: no device support). */
+  device: DevicePort | undefined = undefined;
+  readonly scheduler: Scheduler;
+  /** TTs of this world that may hold pending tasks, for fence reports. */
+  readonly live = new Set<TTImpl>();
+  /** Constraints used by TTs of this world, for fence reports. */
+  readonly constraints = new Set<SequencedKeysConstraint<never>>();
+  private readonly byId = new Map<number, WeakRef<TTImpl>>();
+  private readonly forget = new FinalizationRegistry<number>((id) => this.byId.delete(id));
+  private nextId = 0;
+  private readonly parked = new Map<number, Array<() => void>>();
+
+  constructor(
+    /** World id: 0 for the default world, agreed by all members for a split one. */
+    readonly id: number,
+  ) {
+    this.scheduler = new Scheduler(this);
+  }
+
+  /** Starts the world over `transport`: tasks can run from now on. */
+  start(transport: Transport, device: DevicePort | undefined, host: TransportHost): void {
+    this.transport = transport;
+    this.rank = transport.rank;
+    this.size = transport.size;
+    this.device = device;
+    this.scheduler.device = device;
+    transport.attach(host);
+    this.scheduler.onFirstError = (err) => transport.announceFailure(err);
+  }
+
+  /** True between the world's start and its finalize. */
+  get running(): boolean {
+    return this.transport !== undefined && !this.finalized;
+  }
+
+  /** Throws the error for using this world before it started or after it ended. */
+  check(what: string): void {
+    if (this.finalized) throw Errors.finalized(what, this.rank);
+    if (this.transport === undefined) throw Errors.notInitialized(what);
+  }
+
+  /**
+   * Assigns the next TT id. Ids follow creation order, so every rank of an SPMD program gives the
+   * same TT the same id; messages name TTs by id. Held weakly: an unreferenced graph is collected.
+   */
+  registerTT(tt: TTImpl): number {
+    const id = this.nextId++;
+    this.byId.set(id, new WeakRef(tt));
+    this.forget.register(tt, id);
+    return id;
+  }
+
+  /** The TT with `id`, if it is still alive on this rank. */
+  ttById(id: number): TTImpl | undefined {
+    return this.byId.get(id)?.deref();
+  }
+
+  /**
+   * Whether a TT with `id` may still appear here: ranks build their graphs at their own pace, so a
+   * message can arrive before this rank has made (or made executable) the TT it names.
+   */
+  ttIsFuture(id: number): boolean {
+    return id >= this.nextId;
+  }
+
+  /** Runs `fn` once TT `id` has been made executable on this rank. */
+  whenExecutable(id: number, fn: () => void): void {
+    let list = this.parked.get(id);
+    if (list === undefined) this.parked.set(id, (list = []));
+    list.push(fn);
+  }
+
+  /** Called by `make_graph_executable`: replays what arrived early for TT `id`. */
+  flushParked(id: number): void {
+    const list = this.parked.get(id);
+    if (list === undefined) return;
+    this.parked.delete(id);
+    for (const fn of list) fn();
+  }
+
+  /** Messages waiting for a TT that is not executable here yet, per TT id (for hang reports). */
+  parkedMessages(): Array<[id: number, count: number]> {
+    return [...this.parked].map(([id, list]) => [id, list.length]);
+  }
 }
 
-/** The one runtime state of this process. */
-export const rt: RuntimeState = {
-  initialized: false,
-  finalized: false,
-  rank: 0,
-  size: 1,
-  transport: undefined,
-  trackRefs: false,
-  checkTravel: false,
-  moving: undefined,
-  sending: undefined,
-};
+let fallback: Runtime | undefined;
+
+/**
+ * The runtime of the default world (`ttg.initialize()`): TTs made without a `world` option
+ * belong to it, also when they are made before `initialize`.
+ */
+export function defaultRuntime(): Runtime {
+  return (fallback ??= new Runtime(0));
+}

@@ -4,74 +4,20 @@
  * the event loop a turn every few milliseconds so that messages and timers are not starved.
  */
 import { BodyKind, callBody, isThenable } from './body.js';
+import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
 import { Errors, TtgError } from './errors.js';
-import { hooks } from './hooks.js';
 import { ReadyQueue } from './ready-queue.js';
-import { rt } from './runtime.js';
 import { Task } from './task.js';
 import type { Tracer } from './trace.js';
 
-/**
- * Turns a yielded non-promise value (a device step) into a promise, or returns undefined when the
- * value is not a step it knows; installed by the device layer.
- */
-export type StepResolver = (step: unknown, task: Task) => PromiseLike<unknown> | undefined;
-
 type AnyBody = (...a: unknown[]) => unknown;
 
-/**
- * What a step resolver returns for a step that completed synchronously: the generator resumes at
- * once with `value`, without a promise turn.
- */
-export class Ready implements PromiseLike<unknown> {
-  constructor(readonly value: unknown) {}
-
-  /** Callers that treat it as a promise (async generators) get the value a turn later. */
-  then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
-    return Promise.resolve(this.value).then(onF, onR);
-  }
+/** What the scheduler needs of its world's runtime. */
+export interface SchedulerOwner {
+  readonly rank: number;
 }
 
-/**
- * A step that completes by calling back itself, with no promise: a `function*` body that yields
- * one is parked on it and resumed right from the completion (the device layer's kernel waits, one
- * per device task), without the closures and promise jobs of a `then`. Async generators still
- * use `then`, which subclasses implement.
- */
-export abstract class Parked implements PromiseLike<unknown> {
-  private task: Task | undefined = undefined;
-  private it: Iterator<unknown> | undefined = undefined;
-  private sched: Scheduler | undefined = undefined;
-
-  /** @internal Called by the scheduler instead of `then`. */
-  park(sched: Scheduler, t: Task, it: Iterator<unknown>): void {
-    this.sched = sched;
-    this.task = t;
-    this.it = it;
-  }
-
-  abstract then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B>;
-
-  /** Resumes the parked body, if one is parked. */
-  protected resumeParked(): void {
-    const sched = this.sched;
-    if (sched === undefined) return;
-    this.sched = undefined;
-    sched.resumeParked(this.task!, this.it!);
-  }
-}
-
-/** How async bodies keep their task across awaits (installed by src/device; see Scheduler.taskContext). */
-export interface TaskContext {
-  /** Runs `f` with `t` as the task of its code and of everything it awaits. */
-  run<R>(t: Task, f: () => R): R;
-  /** Runs `f` outside any task. */
-  outside<R>(f: () => R): R;
-  /** Leaves the task that the synchronous code running now was made part of. */
-  leave(): void;
-}
-
-/** The task scheduler of this process. */
+/** The task scheduler of one world. */
 export class Scheduler {
   private readonly queue = new ReadyQueue<Task>();
   /** Tasks queued or started but not finished. */
@@ -90,39 +36,10 @@ export class Scheduler {
   completed = 0;
   /** Told the first error of each run (the MPI transport announces it to the other ranks). */
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
-  /**
-   * Resumes the body of a task that has device state inside that state (set by src/device), so
-   * that `current_stream()` and kernel calls see their task after any kind of step.
-   */
-  stepNext: (<R>(context: unknown, it: { next(v?: unknown): R; throw?(e?: unknown): R }, input: unknown, isThrow: boolean) => R) | undefined = undefined;
-  /** Device-step handler installed by src/device. */
-  stepResolver: StepResolver | undefined = undefined;
-  /**
-   * Ends the device use of a task whose body returned or threw (installed by src/device); true
-   * when it must first wait for work the task enqueued, and calls `then` once that has run.
-   * Throws when the task broke a device rule (a host task wrote a read-only input's buffer).
-   */
-  deviceEnd: ((t: Task, then: (t: Task) => void) => boolean) | undefined = undefined;
-  /**
-   * The task whose async body (or async generator step) is being called right now, before its
-   * first await: what a device step made there belongs to (see {@link taskContext}).
-   */
-  calling: Task | undefined = undefined;
-  /**
-   * Set by src/device once an async body made a device step: runs async bodies and async
-   * generator steps inside their task's context, which follows them across every await (so a
-   * device step made after an await knows its task), and runs the drain loop outside any.
-   */
-  taskContext: TaskContext | undefined = undefined;
-  /**
-   * Set by src/device: called once per TT with an async body before its first task, so that the
-   * task context can go on before a body makes device steps after an await (see src/device).
-   */
-  checkAsyncBody: ((body: Function) => void) | undefined = undefined;
-  /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
-  sliceMs = 5;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
   tracer: Tracer | undefined = undefined;
+  /** Longest stretch the drain loop runs before yielding to the event loop, in ms. */
+  sliceMs = 5;
   /** Resumptions of suspended bodies (progress the hang watchdog can see). */
   resumed = 0;
   /** Head of the list of suspended tasks (a sentinel; see Task.nextSuspended). */
@@ -131,6 +48,10 @@ export class Scheduler {
   private readonly spanStart = new Map<Task, number>();
 
   private readonly drainFn = () => this.drain();
+  /** The device layer (set when the world starts). */
+  device: DevicePort | undefined = undefined;
+
+  constructor(private readonly owner: SchedulerOwner) {}
 
   /** Queues a ready task. */
   enqueue(t: Task): void {
@@ -195,46 +116,51 @@ export class Scheduler {
   private schedule(): void {
     this.scheduled = true;
     // the microtask would inherit the context of an async body that sent: keep tasks out of it
-    if (this.taskContext === undefined) queueMicrotask(this.drainFn);
-    else this.taskContext.outside(this.queueDrainFn);
+    const ctx = this.device?.taskContext;
+    if (ctx === undefined) queueMicrotask(this.drainFn);
+    else ctx.outside(this.queueDrainFn);
   }
 
   private readonly queueDrainFn = () => queueMicrotask(this.drainFn);
 
   /** {@link inTask} for an async body, without a closure until the task context is on. */
   private callAsync(t: Task, body: AnyBody): unknown {
-    this.checkContext(t);
-    const ctx = this.taskContext;
+    const dev = this.device;
+    if (dev === undefined) return callBody(body, t.key, t.args, t);
+    this.checkContext(t, dev);
+    const ctx = dev.taskContext;
     if (ctx !== undefined) return ctx.run(t, () => callBody(body, t.key, t.args, t));
-    this.calling = t;
+    dev.calling = t;
     try {
       return callBody(body, t.key, t.args, t);
     } finally {
-      this.calling = undefined;
-      this.taskContext?.leave();
+      dev.calling = undefined;
+      dev.taskContext?.leave();
     }
   }
 
-  /** Lets src/device see the body of `t`'s TT before its first task, while the task context is off. */
-  private checkContext(t: Task): void {
+  /** Lets the device layer see the body of `t`'s TT before its first task, while the task context is off. */
+  private checkContext(t: Task, dev: DevicePort): void {
     const tt = t.tt;
-    if (this.taskContext !== undefined || tt.contextChecked) return;
+    if (dev.taskContext !== undefined || tt.contextChecked) return;
     tt.contextChecked = true;
-    this.checkAsyncBody?.(tt.body as Function);
+    dev.checkAsyncBody(tt.body as Function);
   }
 
   /** Calls `f` (an async body, or a step of an async generator) as the code of task `t`. */
   private inTask<R>(t: Task, f: () => R): R {
-    this.checkContext(t);
-    const ctx = this.taskContext;
+    const dev = this.device;
+    if (dev === undefined) return f();
+    this.checkContext(t, dev);
+    const ctx = dev.taskContext;
     if (ctx !== undefined) return ctx.run(t, f);
-    this.calling = t;
+    dev.calling = t;
     try {
       return f();
     } finally {
-      this.calling = undefined;
+      dev.calling = undefined;
       // a device step made by `f` has just set up the context, and entered it for `t`: leave it
-      this.taskContext?.leave();
+      dev.taskContext?.leave();
     }
   }
 
@@ -263,10 +189,11 @@ export class Scheduler {
   private run(t: Task): void {
     const tt = t.tt;
     const hostBody = tt.kind <= BodyKind.Async && !tt.deviceBodies;
-    if (hooks.toHost !== undefined && (hostBody || tt.consumeMask !== 0)) {
+    const dev = this.device;
+    if (dev !== undefined && (hostBody || tt.consumeMask !== 0)) {
       let p: PromiseLike<void> | undefined;
       try {
-        p = hostBody ? hooks.toHost(t.args, tt.consumeMask, t) : toHostForCopies(t);
+        p = hostBody ? dev.toHost(t.args, tt.consumeMask, t) : toHostForCopies(dev, t);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -391,8 +318,10 @@ export class Scheduler {
     tr.slice(t.tt.name, t.key, t0);
   }
 
-  /** @internal Resumes a body parked on a {@link Parked} step (traced as one more slice of its task). */
-  resumeParked(t: Task, it: Iterator<unknown>): void {
+  /** @internal Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task). */
+  resumeParked(t: Task): void {
+    const it = t.parkedOn!;
+    t.parkedOn = undefined;
     if (t.abandoned) return;
     this.resumed++;
     const tr = this.tracer;
@@ -412,7 +341,7 @@ export class Scheduler {
       try {
         const ctx = t.deviceState;
         if (ctx === undefined) r = isThrow ? it.throw!(input) : it.next(input);
-        else r = this.stepNext!(ctx, it, input, isThrow);
+        else r = this.device!.stepNext(ctx, it, input, isThrow);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -427,16 +356,18 @@ export class Scheduler {
         isThrow = false;
         continue;
       }
-      if (p instanceof Ready) {
+      const kind = (p as Partial<ReadyStep | ParkableStep>).step;
+      if (kind === 'ready') {
         // a step that is already complete (e.g. input() on the host backend): resume now, so
         // the body enqueues its kernel before the drain loop runs the next task
-        input = p.value;
+        input = (p as ReadyStep).value;
         isThrow = false;
         continue;
       }
       this.suspend(t);
-      if (p instanceof Parked) {
-        p.park(this, t, it);
+      if (kind === 'parkable') {
+        t.parkedOn = it;
+        (p as ParkableStep).park(t);
         return;
       }
       p.then((x) => this.resume(t, () => this.stepSync(t, it, x, false)), (e: unknown) => this.resume(t, () => this.stepSync(t, it, e, true)));
@@ -451,7 +382,7 @@ export class Scheduler {
       p = this.inTask(t, () => {
         const ctx = t.deviceState;
         if (ctx === undefined) return isThrow ? it.throw!(input) : it.next(input);
-        return this.stepNext!(ctx, it, input, isThrow);
+        return this.device!.stepNext(ctx, it, input, isThrow);
       });
     } catch (e) {
       this.fail(t, e);
@@ -472,7 +403,7 @@ export class Scheduler {
   private awaitable(v: unknown, t: Task): PromiseLike<unknown> | undefined {
     // a device step is also awaitable on its own (async bodies), but a yielded one takes the
     // resolver's path, which parks a generator without a promise
-    const step = this.stepResolver === undefined ? undefined : this.stepResolver(v, t);
+    const step = this.device === undefined ? undefined : this.device.resolveStep(v, t);
     if (step !== undefined) return step;
     return isThenable(v) ? v : undefined;
   }
@@ -486,7 +417,7 @@ export class Scheduler {
    */
   private endDevice(t: Task, then: (t: Task) => void, error: unknown): boolean {
     try {
-      if (!this.deviceEnd!(t, then)) return false;
+      if (!this.device!.endTask(t, then)) return false;
     } catch (e) {
       if (error !== undefined) return false;  // the body's own error is the one to report
       this.fail(t, e);
@@ -512,7 +443,7 @@ export class Scheduler {
     else if (t.abandoned) return;
     this.outstanding--;
     t.tt.taskDone(t);
-    this.recordError(e instanceof TtgError ? withTask(e, t) : Errors.taskFailed(t.tt.name, t.key, rt.rank, e));
+    this.recordError(e instanceof TtgError ? withTask(e, t, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e));
   }
 
   /**
@@ -548,19 +479,16 @@ export class Scheduler {
  * A runtime error raised inside a body without a TT of its own (e.g. a kernel's bad argument)
  * gets the failing task's TT, key and rank, so the message says where it happened.
  */
-function withTask(e: TtgError, t: Task): TtgError {
+function withTask(e: TtgError, t: Task, rank: number): TtgError {
   if (e.tt !== undefined) return e;
-  return new TtgError(e.code, e.detail, { tt: t.tt.name, terminal: e.terminal, key: t.key, rank: rt.rank, cause: e });
+  return new TtgError(e.code, e.detail, { tt: t.tt.name, terminal: e.terminal, key: t.key, rank, cause: e });
 }
 
 /**
  * A device task does not need its inputs on the host, except the consumable ones it must copy
  * because another task still holds them: the copy is made from the host data.
  */
-function toHostForCopies(t: Task): PromiseLike<void> | undefined {
+function toHostForCopies(dev: DevicePort, t: Task): PromiseLike<void> | undefined {
   const shared = t.tt.sharedConsumed(t);
-  return shared === 0 ? undefined : hooks.toHost!(t.args.filter((_, i) => (shared & (1 << i)) !== 0), 0);
+  return shared === 0 ? undefined : dev.toHost(t.args.filter((_, i) => (shared & (1 << i)) !== 0), 0);
 }
-
-/** The scheduler of this process. */
-export const scheduler = new Scheduler();

@@ -4,26 +4,24 @@
  */
 import { encode } from '../serialize/codec.js';
 import { Errors, type TtgError } from './errors.js';
-import { ttById } from './registry.js';
-import { rt } from './runtime.js';
+import type { TransportHost } from './transport.js';
 import { Wire, type WireMessage } from './wire.js';
 
 /** E_SERIALIZE for `msg`: the first key in it that cannot travel, else its value; and who sent it. */
-export function serializeError(msg: WireMessage, rank: number, cause: unknown): TtgError {
-  const t = rt.sending;
-  const from = t === undefined ? undefined : { tt: t.tt.name, key: t.key };
+export function serializeError(host: TransportHost, msg: WireMessage, rank: number, cause: unknown): TtgError {
+  const from = host.describeSender();
   if (msg[0] === Wire.Input) {
     for (const [ttId, terminal, keys] of msg[1]) {
       for (const key of keys) {
         const why = travelError(key);
-        if (why !== undefined) return Errors.serializeSend('key', from, ttById(ttId)?.name, terminal, key, rank, why);
+        if (why !== undefined) return Errors.serializeSend('key', from, host.names(ttId, terminal).tt, terminal, key, rank, why);
       }
     }
     const [ttId, terminal, keys] = msg[1][0]!;
-    return Errors.serializeSend('value', from, ttById(ttId)?.name, terminal, keys[0], rank, cause);
+    return Errors.serializeSend('value', from, host.names(ttId, terminal).tt, terminal, keys[0], rank, cause);
   }
   const ttId = msg[1];
-  return Errors.serializeSend('message', from, typeof ttId === 'number' ? ttById(ttId)?.name : undefined, undefined, undefined, rank, cause);
+  return Errors.serializeSend('message', from, typeof ttId === 'number' ? host.names(ttId, undefined).tt : undefined, undefined, undefined, rank, cause);
 }
 
 /** Why `v` alone cannot be encoded, or undefined if it can. */

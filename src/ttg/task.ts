@@ -4,9 +4,7 @@
  */
 import { holderCount, release } from './cow.js';
 import { Errors } from './errors.js';
-import { hooks } from './hooks.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
-import { rt } from './runtime.js';
 import type { TTImpl } from './tt.js';
 
 /** A task instance and, while its body runs, its outputs. */
@@ -34,8 +32,10 @@ export class Task {
   nextSuspended: Task | undefined = undefined;
   /** Given up by a fence that reported a hang: its late completion is ignored. */
   abandoned = false;
-  /** Device-task state, owned by src/device/steps.ts (a field: cheaper than a WeakMap entry per task). */
+  /** Device-task state, owned by the device layer (a field: cheaper than a WeakMap entry per task). */
   deviceState: unknown = undefined;
+  /** The iterator of a `function*` body parked on a device step (see {@link resumeParked}). */
+  parkedOn: Iterator<unknown> | undefined = undefined;
 
   constructor(
     /** The template task this is an instance of. */
@@ -48,24 +48,25 @@ export class Task {
     this.missing = args.length;
   }
 
+  /** Resumes the body parked on a device step that has completed (the step protocol of device-port.ts). */
+  resumeParked(): void {
+    this.tt.rt.scheduler.resumeParked(this);
+  }
+
   send(i: number, key: unknown, value: unknown): void {
     const sinks = this.sinksOf(i);
-    if (this.deviceState !== undefined) hooks.beforeSend!(this, value);
+    const tt = this.tt;
+    if (this.deviceState !== undefined) tt.rt.device!.beforeSend(this, value);
     // left set after the send (a store is all a send pays); the TT calls a program makes clear it
-    rt.sending = this;
-    if (this.tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
+    tt.rt.sending = this;
+    if (tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
       // It leaves this task for good and goes to one place: a remote send may transfer its memory.
-      rt.moving = value;
-      try {
-        sinks[0]!.tt.deliver(sinks[0]!.index, key, value);
-      } finally {
-        rt.moving = undefined;
-      }
+      sinks[0]!.tt.deliver(sinks[0]!.index, key, value, true);
       return;
     }
     for (let s = 0; s < sinks.length; s++) {
       const sink = sinks[s]!;
-      sink.tt.deliver(sink.index, key, value);
+      sink.tt.deliver(sink.index, key, value, false);
     }
   }
 
@@ -78,7 +79,7 @@ export class Task {
   }
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
-    if (this.deviceState !== undefined) hooks.beforeSend!(this, value);
+    if (this.deviceState !== undefined) this.tt.rt.device!.beforeSend(this, value);
     if (this.tt.consumeMask !== 0) this.moveOut(value, typeof i === 'number' ? i : i[0]!);
     const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
@@ -87,7 +88,7 @@ export class Task {
     } else {
       if (!Array.isArray(i) || !Array.isArray(keys) || i.length !== keys.length) {
         throw Errors.invalidArgument('broadcast(terminals, keyLists, value)', 'needs one key list per terminal', {
-          tt: this.tt.name, key: this.key, rank: rt.rank,
+          tt: this.tt.name, key: this.key, rank: this.tt.rt.rank,
         });
       }
       for (let j = 0; j < i.length; j++) {
@@ -95,17 +96,17 @@ export class Task {
         for (const sink of this.sinksOf(i[j]!)) targets.push({ tt: sink.tt, terminal: sink.index, keys: list });
       }
     }
-    rt.sending = this;
-    routeBroadcast(targets, value);
+    this.tt.rt.sending = this;
+    routeBroadcast(this.tt.rt, targets, value);
   }
 
   set_argstream_size(i: number, key: unknown, n: number): void {
-    rt.sending = this;
+    this.tt.rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.setStreamSize(sink.index, key, n);
   }
 
   finalize_argstream(i: number, key: unknown): void {
-    rt.sending = this;
+    this.tt.rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.finalizeStream(sink.index, key);
   }
 
@@ -127,14 +128,14 @@ export class Task {
       }
     }
     if (ArrayBuffer.isView(value) && value.byteLength === 0 && isDetached(value)) {
-      throw Errors.moved(this.tt.name, terminal, this.key, rt.rank);
+      throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
     }
     return false;
   }
 
   private sinksOf(i: number) {
     const edge = this.tt.outputs[i];
-    if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, rt.rank);
+    if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, this.tt.rt.rank);
     return edge.sinks;
   }
 }

@@ -12,16 +12,13 @@ import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
 import { abortJobOnFailedExit } from './exit-on-error.js';
-import { hooks } from './hooks.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { ttById, ttIsFuture, whenExecutable } from './registry.js';
-import { rt } from './runtime.js';
-import { scheduler } from './scheduler.js';
 import { traceFileFromEnv, tracer } from './trace.js';
-import type { Transport } from './transport.js';
+import type { Transport, TransportHost } from './transport.js';
 import { serializeError } from './serialize-error.js';
+import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from './wire.js';
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
@@ -103,16 +100,16 @@ export class MpiTransport implements Transport {
   private traceArrived: (() => void) | undefined;
   onVote: (() => void) | undefined = undefined;
   hangNotice: TtgError | undefined = undefined;
+  private host!: TransportHost;
 
   constructor(private readonly native: NativeAddon) {
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
     // Sends detach moved arrays: settle V8's assumption before any hot code is compiled.
     retireDetachAssumption();
-    const w = native.start((meta, bytes, extra, length) => scheduler.deliver(() => this.onArrivals(meta, bytes, extra, length)));
+    const w = native.start((meta, bytes, extra, length) => this.host.batch(() => this.onArrivals(meta, bytes, extra, length)));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
-    scheduler.onFirstError = (err) => this.announceFailure(err);
     // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
     // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
     abortJobOnFailedExit({
@@ -122,31 +119,36 @@ export class MpiTransport implements Transport {
     });
   }
 
-  sendInput(dest: number, targets: Target[], value: unknown): void {
-    const wait = hooks.toHost?.([value], 0);
+  attach(host: TransportHost): void {
+    this.host = host;
+  }
+
+  rehearse(target: Target, value: unknown): void {
+    rehearse(this.host, target, value, this.rank);
+  }
+
+  sendInput(dest: number, targets: Target[], value: unknown, transfer: boolean): void {
+    const host = this.host;
+    const wait = host.toHost(value);
     const msg: WireMessage = [Wire.Input, targets, value];
     if (wait === undefined) {
-      this.ship(dest, msg, rt.moving === value);
+      this.ship(dest, msg, transfer);
       return;
     }
     // counted now so that no fence can end before the deferred send has left
     this.sent++;
-    const sender = rt.sending;
+    const sender = host.sender();
     wait.then(() => {
       this.sent--;
       // the send's errors name the task that made it, and fail the run like a send made at once
-      const prev = rt.sending;
-      rt.sending = sender;
       try {
-        this.ship(dest, msg);
+        host.withSender(sender, () => this.ship(dest, msg));
       } catch (e) {
-        scheduler.recordError(handlingFailed(e, this.rank));
-      } finally {
-        rt.sending = prev;
+        host.fail(Errors.handling(e, this.rank));
       }
     }, (e: unknown) => {
       this.sent--;
-      scheduler.recordError(e instanceof TtgError ? e : Errors.transport(`moving data to host before a send failed: ${String(e)}`, this.rank, e));
+      host.fail(e instanceof TtgError ? e : Errors.transport(`moving data to host before a send failed: ${String(e)}`, this.rank, e));
     });
   }
 
@@ -228,12 +230,12 @@ export class MpiTransport implements Transport {
       for (let wave = 0; ; wave++) {
         await settleLocal();
         if (this.broken !== undefined) return; // the fence already rejected (hang)
-        const failed = scheduler.error === undefined ? 0 : 1;
+        const failed = this.host.failed ? 1 : 0;
         const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
         const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed), pause);
         if (this.broken !== undefined) return;
         if (s === r && s === prevSent && r === prevRecv) {
-          if (f! > 0 && scheduler.error === undefined) await this.awaitFailureNotice();
+          if (f! > 0 && !this.host.failed) await this.awaitFailureNotice();
           return;
         }
         prevSent = s!;
@@ -249,7 +251,7 @@ export class MpiTransport implements Transport {
       try {
         deliver();
       } catch (e) {
-        scheduler.recordError(handlingFailed(e, this.rank));
+        this.host.fail(Errors.handling(e, this.rank));
       }
     }
   }
@@ -281,7 +283,7 @@ export class MpiTransport implements Transport {
     try {
       ({ bytes, parts, plain } = encodeInput(msg) ?? encode(msg));
     } catch (e) {
-      throw serializeError(msg, this.rank, e);
+      throw serializeError(this.host, msg, this.rank, e);
     }
     stampPhase(bytes, this.phase.bit);
     if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
@@ -355,9 +357,9 @@ export class MpiTransport implements Transport {
           else this.onTrailed(src, header, sizes, id, buffers, eager);
         }
         else if (kind === ArrivalKind.Recvd) this.onPayload(meta[row + ArrivalField.Id]!);
-        else scheduler.recordError(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
+        else this.host.fail(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
       } catch (err) {
-        scheduler.recordError(handlingFailed(err, this.rank));
+        this.host.fail(Errors.handling(err, this.rank));
       }
     }
   }
@@ -449,7 +451,7 @@ export class MpiTransport implements Transport {
     const msg = decoded.msg;
     if (tail !== undefined && (tail.flags & Trail.Checksum) !== 0 && hashParts(decoded.parts) !== tail.parts) {
       if ((tail.flags & Trail.Counted) !== 0) this.received++;
-      throw corruptError(msg, src, this.rank);
+      throw corruptError(this.host, msg, src, this.rank);
     }
     const tr = tracer;
     if (tr === undefined) {
@@ -470,60 +472,17 @@ export class MpiTransport implements Transport {
     this.traceArrived?.();
   }
 
-  /**
-   * Delivers a complete message; counted as received once delivered (even when delivery throws).
-   * A message for a TT this rank has not made executable yet waits for it.
-   */
+  /** Hands a complete message to the core; counted as received once handed over (even when that throws). */
   private handle(msg: WireMessage): void {
     if (msg[0] === Wire.Trace) {
       this.onTrace(msg);
       return;
     }
-    const waitFor = this.notReady(msg);
-    if (waitFor >= 0) {
-      whenExecutable(waitFor, () => {
-        try {
-          this.handle(msg);
-        } catch (e) {
-          scheduler.recordError(handlingFailed(e, this.rank));
-        }
-      });
-      return;
-    }
     try {
-      switch (msg[0]) {
-        case Wire.Input: {
-          const value = msg[2];
-          for (const [ttId, terminal, keys] of msg[1]) {
-            const tt = lookup(ttId, this.rank);
-            for (const key of keys) tt.receive(terminal, key, value);
-          }
-          return;
-        }
-        case Wire.StreamSize:
-          lookup(msg[1], this.rank).setStreamSize(msg[2], msg[3], msg[4]);
-          return;
-        case Wire.Finalize:
-          lookup(msg[1], this.rank).finalizeStream(msg[2], msg[3]);
-          return;
-        case Wire.Invoke:
-          lookup(msg[1], this.rank).invokeLocal(msg[2]);
-          return;
-        default:
-          throw Errors.transport(`unknown message kind ${String(msg[0])}`, this.rank);
-      }
+      this.host.accept(msg);
     } finally {
       this.received++;
     }
-  }
-
-  /** The id of a TT named by `msg` that is not executable here yet, or -1. */
-  private notReady(msg: WireMessage): number {
-    if (msg[0] === Wire.Input) {
-      for (const [ttId] of msg[1]) if (!isExecutable(ttId)) return ttId;
-      return -1;
-    }
-    return isExecutable(msg[1] as number) ? -1 : msg[1] as number;
   }
 
   private onFailure(msg: WireMessage): void {
@@ -537,14 +496,14 @@ export class MpiTransport implements Transport {
       this.onVote?.();
       return;
     }
-    scheduler.recordError(err, true);
+    this.host.fail(err, true);
     this.failureNotice?.();
   }
 
   private awaitFailureNotice(): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        scheduler.recordError(Errors.transport('another rank failed, but its error did not arrive', this.rank), true);
+        this.host.fail(Errors.transport('another rank failed, but its error did not arrive', this.rank), true);
         resolve();
       }, FAILURE_NOTICE_MS);
       this.failureNotice = () => {
@@ -552,27 +511,9 @@ export class MpiTransport implements Transport {
         this.failureNotice = undefined;
         resolve();
       };
-      if (scheduler.error !== undefined) this.failureNotice();
+      if (this.host.failed) this.failureNotice();
     });
   }
-}
-
-/** `e`, thrown while handling a message, as the error of the run. */
-function handlingFailed(e: unknown, rank: number): TtgError {
-  return e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, rank, e);
-}
-
-function isExecutable(ttId: number): boolean {
-  const tt = ttById(ttId);
-  return tt === undefined ? !ttIsFuture(ttId) : tt.executable;
-}
-
-function lookup(ttId: number, rank: number) {
-  const tt = ttById(ttId);
-  if (tt === undefined) {
-    throw Errors.transport(`a message names TT #${ttId}, which does not exist on this rank (build the same graphs in the same order on every rank)`, rank);
-  }
-  return tt;
 }
 
 const KIND_NAMES: Record<number, string> = {
@@ -580,12 +521,12 @@ const KIND_NAMES: Record<number, string> = {
 };
 
 /** E_CORRUPT naming the edge, TT, terminal and key of `msg` as far as this rank knows them. */
-function corruptError(msg: WireMessage, src: number, rank: number): TtgError {
+function corruptError(host: TransportHost, msg: WireMessage, src: number, rank: number): TtgError {
   if (msg[0] === Wire.Input) {
     const [ttId, terminal, keys] = msg[1][0]!;
-    const tt = ttById(ttId);
-    return Errors.corrupt(tt?.inputs[terminal]?.edgeName, tt?.name, terminal, keys[0], src, rank);
+    const n = host.names(ttId, terminal);
+    return Errors.corrupt(n.edge, n.tt, terminal, keys[0], src, rank);
   }
   const ttId = msg[1];
-  return Errors.corrupt(undefined, typeof ttId === 'number' ? ttById(ttId)?.name : undefined, undefined, undefined, src, rank);
+  return Errors.corrupt(undefined, typeof ttId === 'number' ? host.names(ttId, undefined).tt : undefined, undefined, undefined, src, rank);
 }

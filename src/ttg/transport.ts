@@ -1,10 +1,35 @@
 /**
- * The boundary between the core and the network. The core knows only this interface; the local
- * transport (one rank) lives here, the MPI transport in its own file.
+ * The boundary between the core and the network, owned by the core: a transport implements
+ * {@link Transport}, and talks back to its world's core only through {@link TransportHost}.
  */
 
 import type { TtgError } from './errors.js';
 import type { Target, WireMessage } from './wire.js';
+
+/** What a transport may ask of its world's core. */
+export interface TransportHost {
+  /** Runs `fn` (handing over a batch of messages), then at once the tasks it made ready. */
+  batch(fn: () => void): void;
+  /**
+   * A decoded Input, StreamSize, Finalize or Invoke message for this rank's tasks. Throws a
+   * TtgError for a bad one; one for a TT not executable here yet waits for it.
+   */
+  accept(msg: WireMessage): void;
+  /** Fails the world's run (`fromRemote`: announced by another rank, so not announced again). */
+  fail(err: TtgError, fromRemote?: boolean): void;
+  /** True once the run has failed on this rank. */
+  readonly failed: boolean;
+  /** An opaque token for the sender of the send in progress (see {@link withSender}). */
+  sender(): unknown;
+  /** Runs `f` (a deferred send) as if `sender` were making it, so its errors name that task. */
+  withSender<R>(sender: unknown, f: () => R): R;
+  /** TT and key of the send in progress, for errors. */
+  describeSender(): { tt: string; key: unknown } | undefined;
+  /** Names of TT `ttId` and of the edge into its input `terminal`, as far as this rank knows them. */
+  names(ttId: number, terminal: number | undefined): { tt: string | undefined; edge: string | undefined };
+  /** Makes the buffers in `value` valid on the host before it is encoded (device layer). */
+  toHost(value: unknown): PromiseLike<void> | undefined;
+}
 
 /** Moves work between ranks and decides global quiescence. */
 export interface Transport {
@@ -12,8 +37,18 @@ export interface Transport {
   readonly size: number;
   /** Human-readable name for diagnostics, e.g. `local` or `mpi`. */
   readonly kind: string;
-  /** Ships `value` for the given targets to rank `dest`, as one message. */
-  sendInput(dest: number, targets: Target[], value: unknown): void;
+  /** Connects the transport to its world's core; called once, before any other call. */
+  attach(host: TransportHost): void;
+  /**
+   * Ships `value` for the given targets to rank `dest`, as one message. `transfer`: the value (a
+   * consumed typed array) leaves its task for good, so its memory may be transferred.
+   */
+  sendInput(dest: number, targets: Target[], value: unknown, transfer: boolean): void;
+  /**
+   * Encodes and decodes a delivery that stays on this rank as if it crossed ranks
+   * (TTG_CHECK_SERIALIZE); throws E_SERIALIZE for what could not travel.
+   */
+  rehearse(target: Target, value: unknown): void;
   /** Ships a control message (stream size, finalize, invoke) to rank `dest`. */
   sendControl(dest: number, msg: WireMessage): void;
   /** Tells every other rank that this rank's run failed with `err`. */
@@ -53,52 +88,4 @@ export interface Transport {
   abandon(err: TtgError): void;
   /** Gathers every rank's trace events at rank 0 (which gets them in rank order; others get undefined). */
   gatherTrace(chunk: string): Promise<string[] | undefined>;
-}
-
-/** A world of one rank: quiescence is local idleness. */
-export class LocalTransport implements Transport {
-  readonly rank = 0;
-  readonly size = 1;
-  readonly kind = 'local';
-
-  sendInput(): void {
-    throw new Error('the local transport has no other rank to send to');
-  }
-
-  sendControl(): void {
-    throw new Error('the local transport has no other rank to send to');
-  }
-
-  announceFailure(): void {}
-
-  hold(): void {}
-
-  quiesce(settleLocal: () => Promise<void>): Promise<void> {
-    return settleLocal();
-  }
-
-  endFence(): void {}
-
-  finalize(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  onVote: (() => void) | undefined = undefined;
-  hangNotice: TtgError | undefined = undefined;
-
-  vote(): void {}
-
-  othersStalled(): boolean {
-    return true;
-  }
-
-  progress(): number {
-    return 0;
-  }
-
-  abandon(): void {}
-
-  gatherTrace(chunk: string): Promise<string[] | undefined> {
-    return Promise.resolve([chunk]);
-  }
 }

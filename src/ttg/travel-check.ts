@@ -6,9 +6,9 @@
  */
 import { decode, encode } from '../serialize/codec.js';
 import { decodeInput, encodeInput } from './input-header.js';
-import { rt } from './runtime.js';
 import { serializeError } from './serialize-error.js';
-import { Wire, type WireMessage } from './wire.js';
+import type { TransportHost } from './transport.js';
+import { Wire, type Target, type WireMessage } from './wire.js';
 
 /** True when TTG_CHECK_SERIALIZE asks for the check (`1`, `true`, `on`, `yes`). */
 export function travelCheckRequested(): boolean {
@@ -17,8 +17,8 @@ export function travelCheckRequested(): boolean {
 }
 
 /** Encodes and decodes the delivery of `value` to input `terminal` of TT `ttId` for `key`; throws E_SERIALIZE. */
-export function checkTravel(ttId: number, terminal: number, key: unknown, value: unknown): void {
-  const msg: WireMessage = [Wire.Input, [[ttId, terminal, [key]]], value];
+export function rehearse(host: TransportHost, target: Target, value: unknown, rank: number): void {
+  const msg: WireMessage = [Wire.Input, [target], value];
   try {
     const { bytes, parts } = encodeInput(msg) ?? encode(msg);
     const decoded = decodeInput(bytes, undefined) ?? decode<WireMessage>(bytes);
@@ -26,7 +26,7 @@ export function checkTravel(ttId: number, terminal: number, key: unknown, value:
     if (decoded.parts.length !== parts.length) throw new Error(`${parts.length} payload parts were sent, ${decoded.parts.length} expected`);
     parts.forEach((p, i) => bytesOf(decoded.parts[i]!).set(bytesOf(p)));
   } catch (e) {
-    throw serializeError(msg, rt.rank, e);
+    throw serializeError(host, msg, rank, e);
   }
 }
 

@@ -12,14 +12,11 @@ import { Edge, FusedEdge } from './edge.js';
 import { Errors, TtgError } from './errors.js';
 import { InputTerminal, type Reducer } from './input-terminal.js';
 import { KeyMap } from './key-map.js';
-import { flushParked, registerTT } from './registry.js';
-import { rt } from './runtime.js';
-import { checkTravel } from './travel-check.js';
-import { scheduler } from './scheduler.js';
+import { defaultRuntime, Runtime } from './runtime.js';
 import { Task } from './task.js';
 import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
 import { Wire } from './wire.js';
-import { currentWorld, type World } from './world.js';
+import type { World } from './world.js';
 
 /** Options of {@link make_tt}. */
 export interface TTOptions {
@@ -27,11 +24,9 @@ export interface TTOptions {
   name?: string;
   /** Input terminals whose values the body may mutate (copy-on-write, see README). */
   consume?: readonly number[];
+  /** The world whose tasks these are (default: the world of `ttg.initialize()`). */
+  world?: World;
 }
-
-/** Every TT ever made that may hold pending tasks, for fence reports. */
-export const liveTTs = new Set<TTImpl>();
-
 
 /** A template task: the body plus its wiring, keyed by `K`. */
 export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[], Outs extends readonly AnyEdge[] = readonly AnyEdge[]> {
@@ -54,8 +49,10 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   contextChecked = false;
   /** @internal */ executable = false;
   private readonly pending = new KeyMap<Task>();
-  /** @internal listed in liveTTs */
+  /** @internal listed in its runtime's live TTs */
   live = false;
+  /** @internal The runtime of the world this TT belongs to. */
+  readonly rt: Runtime;
   /** Initial `Task.streams`, copied into each new task; undefined when no input reduces. */
   private streamTemplate: number[] | undefined = undefined;
   private simple: boolean;
@@ -66,8 +63,9 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   private readonly gates: Array<{ c: SequencedKeysConstraint<K>; map: OrdinalMapper<K> }> = [];
 
   /** @internal use {@link make_tt} */
-  constructor(body: Function, inputs: readonly AnyEdge[], outputs: readonly AnyEdge[], options: TTOptions) {
-    this.id = registerTT(this as TTImpl);
+  constructor(rt: Runtime, body: Function, inputs: readonly AnyEdge[], outputs: readonly AnyEdge[], options: TTOptions) {
+    this.rt = rt;
+    this.id = rt.registerTT(this as TTImpl);
     this.name = options.name ?? `tt${this.id}`;
     this.body = body;
     this.kind = bodyKind(body);
@@ -75,9 +73,9 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     this.outputs = outputs;
     this.inputs = inputs.map((e, i) => new InputTerminal(this as TTImpl, i, e.name));
     for (const c of options.consume ?? []) {
-      if (!Number.isInteger(c) || c < 0 || c >= inputs.length) throw Errors.inputRange(this.name, c, inputs.length, rt.rank);
+      if (!Number.isInteger(c) || c < 0 || c >= inputs.length) throw Errors.inputRange(this.name, c, inputs.length, this.rt.rank);
       this.consumeMask |= 1 << c;
-      rt.trackRefs = true;
+      this.rt.trackRefs = true;
     }
     this.simple = inputs.length === 1;
     inputs.forEach((e, i) => {
@@ -88,7 +86,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** The world this TT runs in. */
   get_world(): World {
-    return currentWorld('TT.get_world()');
+    this.rt.check('TT.get_world()');
+    return this.rt.world as World;
   }
 
   /**
@@ -97,19 +96,19 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * (`tt.invoke(key)`; `tt.invoke()` for a keyless TT).
    */
   invoke(key: K, ...values: InvokeValues<Ins>): void {
-    if (!rt.initialized) throw Errors.notInitialized('TT.invoke()');
-    rt.sending = undefined;
-    if (!this.executable) throw Errors.notExecutable(this.name, rt.rank);
+    if (!this.rt.running) throw Errors.notInitialized('TT.invoke()');
+    this.rt.sending = undefined;
+    if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);
     const n = this.inputs.length;
     // no values: the types allow it only for control inputs, and each of those receives undefined
-    if (values.length !== n && values.length !== 0) throw Errors.arity(this.name, n, values.length, key, rt.rank);
+    if (values.length !== n && values.length !== 0) throw Errors.arity(this.name, n, values.length, key, this.rt.rank);
     if (n === 0) {
-      const owner = this.routed ? this.ownerOf(key) : rt.rank;
-      if (owner !== rt.rank) rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);
+      const owner = this.routed ? this.ownerOf(key) : this.rt.rank;
+      if (owner !== this.rt.rank) this.rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);
       else this.invokeLocal(key);
       return;
     }
-    for (let i = 0; i < n; i++) this.deliver(i, key, values[i]);
+    for (let i = 0; i < n; i++) this.deliver(i, key, values[i], false);
   }
 
   /**
@@ -127,19 +126,19 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     term.staticCount = count ?? -1;
     this.streamTemplate = this.inputs.flatMap((t) => [0, t.reducer === undefined ? -1 : t.staticCount]);
     this.simple = false;
-    rt.trackRefs = true;
+    this.rt.trackRefs = true;
     return this;
   }
 
   /** Sets how many values reducing input `i` expects for `key`. */
   set_argstream_size<I extends Indices<Ins>>(i: I, key: K, n: number): void {
-    rt.sending = undefined;
+    this.rt.sending = undefined;
     this.setStreamSize(i, key, n);
   }
 
   /** Declares that reducing input `i` gets no more values for `key`. */
   finalize_argstream<I extends Indices<Ins>>(i: I, key: K): void {
-    rt.sending = undefined;
+    this.rt.sending = undefined;
     this.finalizeStream(i, key);
   }
 
@@ -177,13 +176,14 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       throw Errors.invalidArgument('add_constraint', 'needs a key => ordinal mapper (on the constraint or as second argument)', { tt: this.name });
     }
     this.gates.push({ c, map });
+    this.rt.constraints.add(c as SequencedKeysConstraint<never>);
     this.simple = false;
     return this;
   }
 
   /** The rank that owns task `key`. */
   ownerOf(key: unknown): number {
-    const size = rt.size;
+    const size = this.rt.size;
     let r: unknown;
     if (this.procmap !== undefined) {
       r = this.procmap(key as K);
@@ -192,30 +192,33 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       try {
         r = hashKey(key) % size;
       } catch (e) {
-        throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), rt.rank);
+        throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), this.rt.rank);
       }
     }
-    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size) throw Errors.procmapRange(this.name, key, r, size, rt.rank);
+    if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size) throw Errors.procmapRange(this.name, key, r, size, this.rt.rank);
     return r;
   }
 
   /** @internal Called by `make_graph_executable`. */
   markExecutable(): void {
     this.executable = true;
-    this.routed = rt.size > 1 || this.procmap !== undefined;
-    flushParked(this.id);
+    this.routed = this.rt.size > 1 || this.procmap !== undefined;
+    this.rt.flushParked(this.id);
   }
 
-  /** @internal A value for input `idx` of task `key`, from a send anywhere in this process. */
-  deliver(idx: number, key: unknown, value: unknown): void {
+  /**
+   * @internal A value for input `idx` of task `key`, from a send anywhere in this process.
+   * `transfer`: the value leaves its sender for good (a remote send may transfer its memory).
+   */
+  deliver(idx: number, key: unknown, value: unknown, transfer: boolean): void {
     if (this.routed) {
       const owner = this.ownerOf(key);
-      if (owner !== rt.rank) {
-        rt.transport!.sendInput(owner, [[this.id, idx, [key]]], value);
+      if (owner !== this.rt.rank) {
+        this.rt.transport!.sendInput(owner, [[this.id, idx, [key]]], value, transfer);
         return;
       }
     }
-    if (rt.checkTravel) checkTravel(this.id, idx, key, value);
+    if (this.rt.checkTravel) this.rt.transport!.rehearse([this.id, idx, [key]], value);
     this.receive(idx, key, value);
   }
 
@@ -234,7 +237,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   receive(idx: number, key: unknown, value: unknown): void {
     if (this.simple) {
       this.validKey(key, idx);
-      if (rt.trackRefs) retain(value);
+      if (this.rt.trackRefs) retain(value);
       const t = new Task(this as TTImpl, key, [value]);
       t.got = 1;
       t.missing = 0;
@@ -245,14 +248,14 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     const term = this.inputs[idx]!;
     const bit = 1 << idx;
     if (term.reducer === undefined) {
-      if ((t.got & bit) !== 0) throw Errors.duplicateInput(this.name, idx, key, rt.rank);
+      if ((t.got & bit) !== 0) throw Errors.duplicateInput(this.name, idx, key, this.rt.rank);
       t.args[idx] = value;
-      if (rt.trackRefs) retain(value);
+      if (this.rt.trackRefs) retain(value);
       this.inputComplete(t, bit);
       return;
     }
     if ((t.got & bit) !== 0) {
-      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.streams![2 * idx]} value(s) received)`, rt.rank);
+      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.streams![2 * idx]} value(s) received)`, this.rt.rank);
     }
     const st = t.streams!;
     const n = st[2 * idx]!;
@@ -272,7 +275,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
         r = term.reducer(acc, value);
       } catch (e) {
         throw new TtgError('E_TASK_FAILED', `reducer of input ${idx} threw: ${e instanceof Error ? e.message : String(e)}`, {
-          tt: this.name, terminal: idx, key, rank: rt.rank, cause: e,
+          tt: this.name, terminal: idx, key, rank: this.rt.rank, cause: e,
         });
       }
       if (r !== undefined && r !== acc) {
@@ -289,19 +292,19 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   setStreamSize(idx: number, key: unknown, n: number): void {
     this.reducingTerminal(idx, 'set_argstream_size');
     if (!Number.isInteger(n) || n < 0) {
-      throw Errors.invalidArgument('set_argstream_size', `needs a non-negative integer size, got ${String(n)}`, { tt: this.name, terminal: idx, key, rank: rt.rank });
+      throw Errors.invalidArgument('set_argstream_size', `needs a non-negative integer size, got ${String(n)}`, { tt: this.name, terminal: idx, key, rank: this.rt.rank });
     }
     if (this.routed) {
       const owner = this.ownerOf(key);
-      if (owner !== rt.rank) {
-        rt.transport!.sendControl(owner, [Wire.StreamSize, this.id, idx, key, n]);
+      if (owner !== this.rt.rank) {
+        this.rt.transport!.sendControl(owner, [Wire.StreamSize, this.id, idx, key, n]);
         return;
       }
     }
     const t = this.pendingTask(key, idx);
     const got = t.streams![2 * idx]!;
     if (got > n || (t.got & (1 << idx)) !== 0) {
-      throw Errors.reducerCount(this.name, idx, key, `stream size set to ${n} but ${got} value(s) already arrived${(t.got & (1 << idx)) !== 0 ? ' and the stream completed' : ''}`, rt.rank);
+      throw Errors.reducerCount(this.name, idx, key, `stream size set to ${n} but ${got} value(s) already arrived${(t.got & (1 << idx)) !== 0 ? ' and the stream completed' : ''}`, this.rt.rank);
     }
     t.streams![2 * idx + 1] = n;
     if (got === n) this.inputComplete(t, 1 << idx);
@@ -312,8 +315,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     this.reducingTerminal(idx, 'finalize_argstream');
     if (this.routed) {
       const owner = this.ownerOf(key);
-      if (owner !== rt.rank) {
-        rt.transport!.sendControl(owner, [Wire.Finalize, this.id, idx, key]);
+      if (owner !== this.rt.rank) {
+        this.rt.transport!.sendControl(owner, [Wire.Finalize, this.id, idx, key]);
         return;
       }
     }
@@ -348,7 +351,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** @internal The task finished (or was dropped): release what it held. */
   taskDone(t: Task): void {
-    if (rt.trackRefs) for (const v of t.args) release(v);
+    if (this.rt.trackRefs) for (const v of t.args) release(v);
     for (let g = 0; g < t.gate; g++) this.gates[g]!.c.done();
   }
 
@@ -365,21 +368,21 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** @internal Drops pending tasks (after a failed run). */
   clearPending(): void {
-    for (const t of this.pending.values()) if (rt.trackRefs) for (const v of t.args) release(v);
+    for (const t of this.pending.values()) if (this.rt.trackRefs) for (const v of t.args) release(v);
     this.pending.clear();
   }
 
   /** @internal Index of the input terminal by number. */
   terminal(i: number): InputTerminal {
     const term = this.inputs[i];
-    if (term === undefined) throw Errors.inputRange(this.name, i, this.inputs.length, rt.rank);
+    if (term === undefined) throw Errors.inputRange(this.name, i, this.inputs.length, this.rt.rank);
     return term;
   }
 
   private reducingTerminal(idx: number, what: string): InputTerminal {
     const term = this.terminal(idx);
     if (term.reducer === undefined) {
-      throw Errors.invalidArgument(what, 'applies to reducing inputs only: call set_input_reducer first', { tt: this.name, terminal: idx, rank: rt.rank });
+      throw Errors.invalidArgument(what, 'applies to reducing inputs only: call set_input_reducer first', { tt: this.name, terminal: idx, rank: this.rt.rank });
     }
     return term;
   }
@@ -394,13 +397,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       t = new Task(this as TTImpl, key, new Array<unknown>(n));
       this.pending.add(key, t);
     } catch (e) {
-      if (e instanceof KeyShapeError) throw Errors.badKey(this.name, key, e.message, rt.rank, idx);
+      if (e instanceof KeyShapeError) throw Errors.badKey(this.name, key, e.message, this.rt.rank, idx);
       throw e;
     }
     if (this.streamTemplate !== undefined) t.streams = this.streamTemplate.slice();
     if (!this.live) {
       this.live = true;
-      liveTTs.add(this as TTImpl);
+      this.rt.live.add(this as TTImpl);
     }
     return t;
   }
@@ -423,11 +426,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     if (this.priomap !== undefined) {
       const p = this.priomap(t.key as K);
       if (typeof p !== 'number' || Number.isNaN(p)) {
-        throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.name, key: t.key, rank: rt.rank });
+        throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.name, key: t.key, rank: this.rt.rank });
       }
       t.prio = p;
     }
-    scheduler.enqueue(t);
+    this.rt.scheduler.enqueue(t);
   }
 
   private validKey(key: unknown, idx: number | undefined): void {
@@ -435,7 +438,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     try {
       checkKey(key);
     } catch (e) {
-      throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), rt.rank, idx);
+      throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), this.rt.rank, idx);
     }
   }
 }
@@ -443,6 +446,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 /** A TT of any types (the runtime's own view). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TTImpl = TT<any, any, any>;
+
+/** The runtime of `world` (a `ttg.World`), or E_INVALID_ARGUMENT. */
+function runtimeOf(world: unknown, tt: string | undefined): Runtime {
+  const rt = (world as { runtime?: unknown } | null)?.runtime;
+  if (!(rt instanceof Runtime)) throw Errors.invalidArgument('make_tt options.world', 'must be a ttg.World (from ttg.initialize() or World.split())', { tt });
+  return rt;
+}
 
 function checkFn<F>(f: F, what: string, tt: string): F {
   if (typeof f !== 'function') throw Errors.invalidArgument(what, 'needs a function of the key', { tt });
@@ -470,7 +480,8 @@ export function make_tt<K, const Ins extends readonly Edge<K, any>[], const Outs
     if (e instanceof FusedEdge) throw Errors.invalidArgument(`make_tt output ${i}`, 'is a fused edge: fuse() combines inputs only', { tt: options.name, terminal: i });
   });
   if (options.name !== undefined && typeof options.name !== 'string') throw Errors.invalidArgument('make_tt options.name', 'must be a string');
-  return new TT<K, Ins, Outs>(body, inputs, outputs, options);
+  const rt = options.world === undefined ? defaultRuntime() : runtimeOf(options.world, options.name);
+  return new TT<K, Ins, Outs>(rt, body, inputs, outputs, options);
 }
 
 export type { KeyOf };

@@ -9,11 +9,8 @@
  */
 import { BodyKind } from './body.js';
 import { describeKey, Errors, type TtgError } from './errors.js';
-import { hooks } from './hooks.js';
 import { collectReport } from './fence-report.js';
-import { parkedMessages, ttById } from './registry.js';
-import { rt } from './runtime.js';
-import { scheduler } from './scheduler.js';
+import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
 
 /** Default of TTG_HANG_TIMEOUT, in seconds. */
@@ -36,15 +33,18 @@ export class Watchdog {
   private voted = false;
   private done = false;
 
-  constructor(private readonly fenceNo: number, private readonly timeoutS: number, private readonly transport: Transport) {
+  private readonly transport: Transport;
+
+  constructor(private readonly rt: Runtime, private readonly fenceNo: number, private readonly timeoutS: number) {
+    this.transport = rt.transport!;
     this.hung = new Promise<never>((_resolve, reject) => {
       this.reject = reject;
     });
     this.hung.catch(() => {});
     this.last = this.signature();
     this.timer = setInterval(() => this.check(), Math.max(10, Math.min(1000, timeoutS * 250)));
-    transport.onVote = () => this.check();
-    if (transport.hangNotice !== undefined) queueMicrotask(() => this.check());
+    this.transport.onVote = () => this.check();
+    if (this.transport.hangNotice !== undefined) queueMicrotask(() => this.check());
   }
 
   /** The fence ended (either way). */
@@ -55,7 +55,7 @@ export class Watchdog {
   }
 
   private signature(): string {
-    const s = scheduler;
+    const s = this.rt.scheduler;
     return `${s.completed} ${s.resumed} ${s.pending} ${s.discarded} ${this.transport.progress()}`;
   }
 
@@ -70,7 +70,7 @@ export class Watchdog {
     const sig = this.signature();
     const now = performance.now();
     // a kernel running for longer than the timeout is work, not a hang
-    if (sig !== this.last || hooks.deviceBusy?.() === true) {
+    if (sig !== this.last || this.rt.device?.busy() === true) {
       this.last = sig;
       this.lastChange = now;
       if (this.voted) {
@@ -89,18 +89,19 @@ export class Watchdog {
 
   private declare(announced: boolean): void {
     this.stop();
-    const { text, summary } = hangReport(this.timeoutS);
+    const { text, summary } = hangReport(this.rt, this.timeoutS);
     console.error(text);
-    const err = Errors.hang(this.timeoutS, summary, rt.rank);
+    const err = Errors.hang(this.timeoutS, summary, this.rt.rank);
     if (!announced) this.transport.announceFailure(err);
-    scheduler.abandonSuspended();
+    this.rt.scheduler.abandonSuspended();
     this.transport.abandon(err);
     this.reject(err);
   }
 }
 
 /** What this rank holds while hung: printed in full, summarized in the error message. */
-export function hangReport(timeoutS: number): { text: string; summary: string } {
+export function hangReport(rt: Runtime, timeoutS: number): { text: string; summary: string } {
+  const scheduler = rt.scheduler;
   const limit = 20;
   const lines: string[] = [];
   const running = scheduler.suspendedTasks();
@@ -111,7 +112,7 @@ export function hangReport(timeoutS: number): { text: string; summary: string } 
     lines.push(`  running: ${t.tt.name}[${describeKey(t.key)}] ${what}`);
   }
   if (running.length > limit) lines.push(`  ... and ${running.length - limit} more running`);
-  const report = collectReport();
+  const report = collectReport(rt);
   for (const t of report.incomplete.slice(0, limit)) {
     const miss = t.missing.map((m, j) => `#${m} (${t.edges[j]})`).join(', ');
     lines.push(`  incomplete: ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
@@ -119,9 +120,9 @@ export function hangReport(timeoutS: number): { text: string; summary: string } 
   if (report.incomplete.length > limit) lines.push(`  ... and ${report.incomplete.length - limit} more incomplete`);
   for (const h of report.held.slice(0, limit)) lines.push(`  held: ${h.tt}[${describeKey(h.key)}] by a constraint at ordinal ${h.ordinal}`);
   if (report.held.length > limit) lines.push(`  ... and ${report.held.length - limit} more held`);
-  const parked = parkedMessages();
+  const parked = rt.parkedMessages();
   for (const [id, n] of parked) {
-    const name = ttById(id)?.name;
+    const name = rt.ttById(id)?.name;
     lines.push(`  messages: ${n} for TT ${name === undefined ? `#${id} (not built on this rank)` : `'${name}'`} that is not executable here`);
   }
   const queued = scheduler.pending - running.length;

@@ -1,21 +1,27 @@
 /**
- * The world: this process's place among the ranks, and the lifecycle calls `initialize`,
- * `execute`, `fence` and `finalize`.
+ * Worlds: this process's place among the ranks, and the lifecycle calls `initialize`, `execute`,
+ * `fence` and `finalize`. The default world spans every rank; `World.split` makes sub-worlds with
+ * runtimes of their own.
  */
+import { devicePort } from '../device/port.js';
+import { finalizeDevices, initDevices } from '../device/runtime.js';
+import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, initChecksum } from './checksum.js';
+import { Dispatch } from './dispatch.js';
 import { Errors } from './errors.js';
-import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
-import { rt } from './runtime.js';
-import { hooks, type DeviceOptions } from './hooks.js';
-import { scheduler } from './scheduler.js';
+import { fenceRuntime, type FenceOptions } from './fence.js';
+import type { FenceReport } from './fence-report.js';
 import { loadNative, nativeLoadError } from './native.js';
-import { travelCheckRequested } from './travel-check.js';
+import { defaultRuntime, Runtime } from './runtime.js';
 import { startTracing, stopTracing, traceFileFromEnv, tracer, writeTrace } from './trace.js';
-import { LocalTransport, type Transport } from './transport.js';
+import { LocalTransport } from './transport-local.js';
 import { MpiTransport } from './transport-mpi.js';
-import { hangTimeout, Watchdog } from './watchdog.js';
+import type { Transport } from './transport.js';
+import { travelCheckRequested } from './travel-check.js';
+
+export type { FenceOptions };
 
 /** Options of {@link initialize}. */
 export interface InitializeOptions {
@@ -23,37 +29,34 @@ export interface InitializeOptions {
   device?: DeviceOptions;
 }
 
-/** Options of {@link fence}. */
-export interface FenceOptions {
-  /** Reject with `E_INCOMPLETE` when tasks still miss inputs (default: report and resolve). */
-  strict?: boolean;
-  /** Do not print the report of incomplete tasks to stderr. */
-  quiet?: boolean;
-}
-
-/** This process's view of the set of ranks running the program. */
+/** This process's view of one set of ranks running a program: the default world, or a split of it. */
 export class World {
   /** @internal */
-  constructor(private readonly transport: Transport) {}
+  constructor(readonly runtime: Runtime) {}
 
-  /** This process's rank, in `[0, size)`. */
+  /** This process's rank in this world, in `[0, size)`. */
   get rank(): number {
-    return this.transport.rank;
+    return this.runtime.rank;
   }
 
-  /** Number of ranks. */
+  /** Number of ranks in this world. */
   get size(): number {
-    return this.transport.size;
+    return this.runtime.size;
   }
 
-  /** Starts running tasks (idempotent). */
+  /** Starts running this world's tasks (idempotent). */
   execute(): void {
-    execute();
+    this.runtime.check('World.execute()');
+    this.runtime.scheduler.execute();
   }
 
-  /** Waits for global quiescence; see {@link fence}. */
-  fence(options?: FenceOptions): Promise<FenceReport> {
-    return fence(options);
+  /**
+   * Waits until every rank of this world is idle and no message of it is in flight; see
+   * {@link fence}. Other worlds of the process run on meanwhile.
+   */
+  fence(options: FenceOptions = {}): Promise<FenceReport> {
+    this.runtime.check('World.fence()');
+    return fenceRuntime(this.runtime, options);
   }
 }
 
@@ -64,6 +67,7 @@ let world: World | undefined;
  * later calls return the same world.
  */
 export async function initialize(options: InitializeOptions = {}): Promise<World> {
+  const rt = defaultRuntime();
   if (rt.finalized) throw Errors.finalized('initialize()', rt.rank);
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
@@ -71,15 +75,13 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   await initHashing();
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
-  rt.transport = transport;
   rt.checkTravel = travelCheckRequested();
-  rt.rank = transport.rank;
-  rt.size = transport.size;
+  rt.start(transport, devicePort, new Dispatch(rt));
   const traceFile = traceFileFromEnv();
-  if (traceFile !== undefined) scheduler.tracer = startTracing(traceFile, transport.rank);
-  if (hooks.initDevices !== undefined) await hooks.initDevices(options.device);
-  rt.initialized = true;
-  world = new World(transport);
+  if (traceFile !== undefined) rt.scheduler.tracer = startTracing(traceFile, transport.rank);
+  await initDevices(options.device);
+  world = new World(rt);
+  rt.world = world;
   return world;
 }
 
@@ -103,17 +105,15 @@ function chooseTransport(): Transport {
   return new MpiTransport(native);
 }
 
-/** The world, or a `TtgError` naming `what` needed it. */
+/** The default world, or a `TtgError` naming `what` needed it. */
 export function currentWorld(what: string): World {
-  if (rt.finalized) throw Errors.finalized(what, rt.rank);
-  if (world === undefined) throw Errors.notInitialized(what);
-  return world;
+  defaultRuntime().check(what);
+  return world!;
 }
 
-/** Starts running tasks, including those made ready before; idempotent. */
+/** Starts running the default world's tasks, including those made ready before; idempotent. */
 export function execute(): void {
-  currentWorld('execute()');
-  scheduler.execute();
+  currentWorld('execute()').execute();
 }
 
 /**
@@ -123,75 +123,30 @@ export function execute(): void {
  * times; no rank leaves a fence before every rank has entered it, and messages that ranks send
  * after it wait on their receiver until its fence has ended.
  */
-export async function fence(options: FenceOptions = {}): Promise<FenceReport> {
-  currentWorld('fence()');
-  scheduler.execute();
-  const transport = rt.transport!;
+export function fence(options: FenceOptions = {}): Promise<FenceReport> {
   try {
-    return await closePhase(transport, options);
-  } finally {
-    transport.endFence();
-  }
-}
-
-/** The part of {@link fence} that belongs to the phase it ends. */
-async function closePhase(transport: Transport, options: FenceOptions): Promise<FenceReport> {
-  const dog = new Watchdog(++fences, hangTimeout(), transport);
-  try {
-    await Promise.race([transport.quiesce(settleLocal), dog.hung]);
+    return currentWorld('fence()').fence(options);
   } catch (e) {
-    // a hang (or a world that hung before): nothing of this run can complete any more
-    scheduler.takeError();
-    clearPending();
-    throw e;
-  } finally {
-    dog.stop();
-  }
-  const err = scheduler.takeError();
-  if (err !== undefined) {
-    clearPending();
-    throw err;
-  }
-  const report = collectReport();
-  const waiting = report.incomplete.length + report.held.length;
-  if (waiting !== 0 && options.strict === true) {
-    throw Errors.incomplete(report.incomplete.length, formatReport(report, rt.rank, 3), rt.rank);
-  }
-  if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
-  return report;
-}
-
-/** Fences started by this process (the hang watchdog's votes name the fence). */
-let fences = 0;
-
-/**
- * Resolves when this rank is idle and stays idle across one macrotask turn, so promise callbacks
- * that user code queued (and that may invoke more tasks) have run.
- */
-async function settleLocal(): Promise<void> {
-  for (;;) {
-    await scheduler.whenIdle();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (scheduler.isIdle()) return;
+    return Promise.reject(e);
   }
 }
 
 /** Leaves the world (finalizes MPI when running under it). Idempotent. */
 export async function finalize(): Promise<void> {
+  const rt = defaultRuntime();
   if (rt.finalized || world === undefined) {
     rt.finalized = true;
     return;
   }
-  if (hooks.finalizeDevices !== undefined) await hooks.finalizeDevices();
+  await finalizeDevices();
   const tr = tracer;
   if (tr !== undefined) {
     const chunks = await rt.transport!.gatherTrace(tr.serialize());
     if (chunks !== undefined) writeTrace(tr.file, chunks);
-    scheduler.tracer = undefined;
+    rt.scheduler.tracer = undefined;
     stopTracing();
   }
   await rt.transport!.finalize();
   rt.finalized = true;
-  rt.initialized = false;
   world = undefined;
 }

@@ -14,7 +14,7 @@
  * (and which of its keys ran never or more than once), and how many messages of a next phase it held.
  */
 import * as ttg from 'ttg';
-import { rt } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime.js';
 import type { MpiTransport } from '../../src/ttg/transport-mpi.js';
 
 const PHASES = Number(process.argv[2] ?? 200);
@@ -81,6 +81,6 @@ for (let k = rank; k < PHASES * KEYS_PER_PHASE; k += size) if (!runs.has(k)) mis
 const twice = [...runs].filter(([, n]) => n !== 1).map(([k]) => k);
 const ran = runs.size;
 // messages of a next phase that reached this rank while it was still in a fence
-const deferred = (rt.transport as MpiTransport).counters().deferred;
+const deferred = (defaultRuntime().transport as MpiTransport).counters().deferred;
 console.log(`RESULT ${JSON.stringify({ rank, size, rejections: rejections.slice(0, 20), rejected: rejections.length, reports, wrong, ran, deferred, missing: missing.slice(0, 20), twice: twice.slice(0, 20) })}`);
 await ttg.finalize();

@@ -1,0 +1,116 @@
+/**
+ * The core's side of the transport seam: a transport hands every decoded message for this rank's
+ * tasks to {@link Dispatch.accept}, and never looks up TTs itself.
+ */
+import { Errors, type TtgError } from './errors.js';
+import type { Runtime } from './runtime.js';
+import type { TransportHost } from './transport.js';
+import type { TTImpl } from './tt.js';
+import { Wire, type WireMessage } from './wire.js';
+
+/** Delivers messages to the TTs of one world's runtime. */
+export class Dispatch implements TransportHost {
+  constructor(private readonly rt: Runtime) {}
+
+  batch(fn: () => void): void {
+    this.rt.scheduler.deliver(fn);
+  }
+
+  fail(err: TtgError, fromRemote = false): void {
+    this.rt.scheduler.recordError(err, fromRemote);
+  }
+
+  get failed(): boolean {
+    return this.rt.scheduler.error !== undefined;
+  }
+
+  sender(): unknown {
+    return this.rt.sending;
+  }
+
+  withSender<R>(sender: unknown, f: () => R): R {
+    const rt = this.rt;
+    const prev = rt.sending;
+    rt.sending = sender as Runtime['sending'];
+    try {
+      return f();
+    } finally {
+      rt.sending = prev;
+    }
+  }
+
+  describeSender(): { tt: string; key: unknown } | undefined {
+    const t = this.rt.sending;
+    return t === undefined ? undefined : { tt: t.tt.name, key: t.key };
+  }
+
+  toHost(value: unknown): PromiseLike<void> | undefined {
+    return this.rt.device?.toHost([value], 0);
+  }
+
+  names(ttId: number, terminal: number | undefined): { tt: string | undefined; edge: string | undefined } {
+    const tt = this.rt.ttById(ttId);
+    return { tt: tt?.name, edge: terminal === undefined ? undefined : tt?.inputs[terminal]?.edgeName };
+  }
+
+  /**
+   * Delivers a message of kind Input, StreamSize, Finalize or Invoke. One that names a TT this
+   * rank has not made executable yet waits for it; errors of a later delivery fail the run.
+   */
+  accept(msg: WireMessage): void {
+    const waitFor = this.notReady(msg);
+    if (waitFor >= 0) {
+      this.rt.whenExecutable(waitFor, () => {
+        try {
+          this.accept(msg);
+        } catch (e) {
+          this.fail(Errors.handling(e, this.rt.rank));
+        }
+      });
+      return;
+    }
+    switch (msg[0]) {
+      case Wire.Input: {
+        const value = msg[2];
+        for (const [ttId, terminal, keys] of msg[1]) {
+          const tt = this.lookup(ttId);
+          for (const key of keys) tt.receive(terminal, key, value);
+        }
+        return;
+      }
+      case Wire.StreamSize:
+        this.lookup(msg[1]).setStreamSize(msg[2], msg[3], msg[4]);
+        return;
+      case Wire.Finalize:
+        this.lookup(msg[1]).finalizeStream(msg[2], msg[3]);
+        return;
+      case Wire.Invoke:
+        this.lookup(msg[1]).invokeLocal(msg[2]);
+        return;
+      default:
+        throw Errors.transport(`unknown message kind ${String(msg[0])}`, this.rt.rank);
+    }
+  }
+
+  /** The id of a TT named by `msg` that is not executable here yet, or -1. */
+  private notReady(msg: WireMessage): number {
+    if (msg[0] === Wire.Input) {
+      for (const [ttId] of msg[1]) if (!this.isExecutable(ttId)) return ttId;
+      return -1;
+    }
+    return this.isExecutable(msg[1] as number) ? -1 : (msg[1] as number);
+  }
+
+  private isExecutable(ttId: number): boolean {
+    const tt = this.rt.ttById(ttId);
+    return tt === undefined ? !this.rt.ttIsFuture(ttId) : tt.executable;
+  }
+
+  private lookup(ttId: number): TTImpl {
+    const tt = this.rt.ttById(ttId);
+    if (tt === undefined) {
+      throw Errors.transport(`a message names TT #${ttId}, which does not exist on this rank (build the same graphs in the same order on every rank)`, this.rt.rank);
+    }
+    return tt;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
+ */
+import { Errors } from './errors.js';
+import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
+import type { Runtime } from './runtime.js';
+import type { Transport } from './transport.js';
+import { hangTimeout, Watchdog } from './watchdog.js';
+
+/** Options of `fence`. */
+export interface FenceOptions {
+  /** Reject with `E_INCOMPLETE` when tasks still miss inputs (default: report and resolve). */
+  strict?: boolean;
+  /** Do not print the report of incomplete tasks to stderr. */
+  quiet?: boolean;
+}
+
+/**
+ * Resolves when every rank of `rt`'s world is idle and no message is in flight; rejects with the
+ * first error of the phase. Messages that ranks send after it wait on their receiver until its
+ * fence has ended.
+ */
+export async function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
+  rt.scheduler.execute();
+  const transport = rt.transport!;
+  try {
+    return await closePhase(rt, transport, options);
+  } finally {
+    transport.endFence();
+  }
+}
+
+/** The part of the fence that belongs to the phase it ends. */
+async function closePhase(rt: Runtime, transport: Transport, options: FenceOptions): Promise<FenceReport> {
+  const dog = new Watchdog(rt, ++rt.fences, hangTimeout());
+  try {
+    await Promise.race([transport.quiesce(() => settleLocal(rt)), dog.hung]);
+  } catch (e) {
+    // a hang (or a world that hung before): nothing of this run can complete any more
+    rt.scheduler.takeError();
+    clearPending(rt);
+    throw e;
+  } finally {
+    dog.stop();
+  }
+  const err = rt.scheduler.takeError();
+  if (err !== undefined) {
+    clearPending(rt);
+    throw err;
+  }
+  const report = collectReport(rt);
+  const waiting = report.incomplete.length + report.held.length;
+  if (waiting !== 0 && options.strict === true) {
+    throw Errors.incomplete(report.incomplete.length, formatReport(report, rt.rank, 3), rt.rank);
+  }
+  if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
+  return report;
+}
+
+/**
+ * Resolves when this rank is idle and stays idle across one macrotask turn, so promise callbacks
+ * that user code queued (and that may invoke more tasks) have run.
+ */
+async function settleLocal(rt: Runtime): Promise<void> {
+  const s = rt.scheduler;
+  for (;;) {
+    await s.whenIdle();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (s.isIdle()) return;
+  }
+}

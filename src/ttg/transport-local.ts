@@ -1,0 +1,63 @@
+/** The transport of a world of one rank. */
+import type { TtgError } from './errors.js';
+import { rehearse } from './travel-check.js';
+import type { Transport, TransportHost } from './transport.js';
+import type { Target } from './wire.js';
+
+/** A world of one rank: quiescence is local idleness. */
+export class LocalTransport implements Transport {
+  readonly rank = 0;
+  readonly size = 1;
+  readonly kind = 'local';
+
+  private host: TransportHost | undefined;
+
+  attach(host: TransportHost): void {
+    this.host = host;
+  }
+
+  rehearse(target: Target, value: unknown): void {
+    rehearse(this.host!, target, value, 0);
+  }
+
+  sendInput(): void {
+    throw new Error('the local transport has no other rank to send to');
+  }
+
+  sendControl(): void {
+    throw new Error('the local transport has no other rank to send to');
+  }
+
+  announceFailure(): void {}
+
+  hold(): void {}
+
+  quiesce(settleLocal: () => Promise<void>): Promise<void> {
+    return settleLocal();
+  }
+
+  endFence(): void {}
+
+  finalize(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  onVote: (() => void) | undefined = undefined;
+  hangNotice: TtgError | undefined = undefined;
+
+  vote(): void {}
+
+  othersStalled(): boolean {
+    return true;
+  }
+
+  progress(): number {
+    return 0;
+  }
+
+  abandon(): void {}
+
+  gatherTrace(chunk: string): Promise<string[] | undefined> {
+    return Promise.resolve([chunk]);
+  }
+}
