@@ -77,6 +77,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("recv", &NativeAddon::Recv),
                              InstanceMethod("allreduce", &NativeAddon::Allreduce),
                              InstanceMethod("barrier", &NativeAddon::Barrier),
+                             InstanceMethod("split", &NativeAddon::Split),
                              InstanceMethod("pingpong", &NativeAddon::Pingpong),
                              InstanceMethod("checksum", &NativeAddon::Checksum),
                              InstanceMethod("stats", &NativeAddon::StatsJs),
@@ -270,13 +271,26 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       const double us = info[1].As<Napi::Number>().DoubleValue();
       cmd.delay_us = us > 0 ? static_cast<std::uint32_t>(std::min(us, 1e7)) : 0;
     }
+    if (info.Length() > 2 && info[2].IsNumber()) cmd.comm = info[2].As<Napi::Number>().Int32Value();
     return Collective(info.Env(), std::move(cmd), "allreduce");
   }
 
   Napi::Value Barrier(const Napi::CallbackInfo& info) {
     CollCmd cmd;
     cmd.kind = CollKind::Barrier;
+    if (info.Length() > 0 && info[0].IsNumber()) cmd.comm = info[0].As<Napi::Number>().Int32Value();
     return Collective(info.Env(), std::move(cmd), "barrier");
+  }
+
+  // split(comm, color, key): MPI_Comm_split of communicator `comm`; resolves [comm, rank, size]
+  // of the new one ([-1, -1, 0] for a negative color).
+  Napi::Value Split(const Napi::CallbackInfo& info) {
+    CollCmd cmd;
+    cmd.kind = CollKind::Split;
+    cmd.comm = info[0].ToNumber().Int32Value();
+    cmd.color = info[1].ToNumber().Int32Value();
+    cmd.key = info[2].ToNumber().Int32Value();
+    return Collective(info.Env(), std::move(cmd), "split");
   }
 
   Napi::Value Pingpong(const Napi::CallbackInfo& info) {
@@ -412,7 +426,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       promises_.erase(it);
       if (!c.ok) {
         p.deferred.Reject(Napi::Error::New(env, "ttg_native: " + c.message).Value());
-      } else if (p.kind == CollKind::Allreduce) {
+      } else if (p.kind == CollKind::Allreduce || p.kind == CollKind::Split) {
         Napi::Float64Array r = Napi::Float64Array::New(env, c.values.size());
         std::copy(c.values.begin(), c.values.end(), r.Data());
         p.deferred.Resolve(r);

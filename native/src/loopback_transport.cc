@@ -67,7 +67,10 @@ class LoopbackTransport final : public Transport {
   void collective(CollCmd&& cmd, Batch& out) override {
     Completion c;
     c.promise = cmd.promise;
-    if (cmd.kind == CollKind::Pingpong) {
+    if (cmd.kind == CollKind::Split) {
+      c.ok = false;
+      c.message = "split needs MPI (a world of one rank splits in JS)";
+    } else if (cmd.kind == CollKind::Pingpong) {
       c.ok = false;
       c.message = "pingpong needs two MPI ranks (run under mpirun -np 2 with an MPI-enabled addon)";
     } else {

@@ -183,13 +183,16 @@ struct RecvCmd {
   std::uint64_t loop_pin = 0;
 };
 
-enum class CollKind { Allreduce, Barrier, Pingpong };
+enum class CollKind { Allreduce, Barrier, Split, Pingpong };
 
 struct CollCmd {
   CollKind kind = CollKind::Barrier;
   std::uint64_t promise = 0;
   std::vector<double> values;  // allreduce operand, summed in place
   std::uint32_t delay_us = 0;  // start no sooner than this long after it was enqueued (in order)
+  int comm = 0;                // communicator: 0 the whole job, n a split's (see Split)
+  int color = 0;               // Split: ranks of one color form a communicator (< 0: none)
+  int key = 0;                 // Split: orders the ranks of a color
   int peer = 0;                // pingpong
   std::size_t bytes = 0;
   int iters = 0;
@@ -217,7 +220,7 @@ struct Arrival {
 struct Completion {
   std::uint64_t promise = 0;
   bool ok = true;
-  std::vector<double> values;  // allreduce result, or {seconds} for pingpong
+  std::vector<double> values;  // allreduce result, {comm, rank, size} for split, {seconds} for pingpong
   std::string message;         // when !ok
 };
 

@@ -186,13 +186,26 @@ class MpiTransport final : public Transport {
       out.completions.push_back(pingpong(cmd));
       return;
     }
+    MPI_Comm comm = cmd.comm == 0 ? coll_ : cmd.comm <= static_cast<int>(splits_.size()) ? splits_[cmd.comm - 1] : MPI_COMM_NULL;
+    if (comm == MPI_COMM_NULL) {
+      Completion c;
+      c.promise = cmd.promise;
+      c.ok = false;
+      c.message = "no communicator " + std::to_string(cmd.comm);
+      out.completions.push_back(std::move(c));
+      return;
+    }
+    if (cmd.kind == CollKind::Split) {
+      out.completions.push_back(split(cmd, comm));
+      return;
+    }
     // Moving PendingColl later keeps values.data() where MPI was told to write.
     PendingColl pc{std::move(cmd), MPI_REQUEST_NULL};
     if (pc.cmd.kind == CollKind::Allreduce) {
       TTG_CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()),
-                                   MPI_DOUBLE, MPI_SUM, coll_, &pc.req));
+                                   MPI_DOUBLE, MPI_SUM, comm, &pc.req));
     } else {
-      TTG_CHECK_MPI(MPI_Ibarrier(coll_, &pc.req));
+      TTG_CHECK_MPI(MPI_Ibarrier(comm, &pc.req));
     }
     colls_.push_back(std::move(pc));
   }
@@ -291,6 +304,7 @@ class MpiTransport final : public Transport {
     sends_.clear();
     recvs_.clear();
     colls_.clear();
+    for (MPI_Comm& c : splits_) if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
     for (MPI_Comm* c : {&hdr_, &data_, &coll_}) MPI_Comm_free(c);
     MPI_Finalize();
   }
@@ -427,6 +441,27 @@ class MpiTransport final : public Transport {
 
   Stats& stats_;
   MPI_Comm hdr_ = MPI_COMM_NULL, data_ = MPI_COMM_NULL, coll_ = MPI_COMM_NULL;
+  // Communicators of split worlds, for their collectives (their messages travel on hdr_/data_).
+  std::vector<MPI_Comm> splits_;
+
+  // Blocking, but every rank of `parent` is already in it: JS enters a split only after an
+  // allreduce over `parent` that every rank made for the same split.
+  Completion split(const CollCmd& cmd, MPI_Comm parent) {
+    Completion c;
+    c.promise = cmd.promise;
+    MPI_Comm nc = MPI_COMM_NULL;
+    TTG_CHECK_MPI(MPI_Comm_split(parent, cmd.color < 0 ? MPI_UNDEFINED : cmd.color, cmd.key, &nc));
+    if (nc == MPI_COMM_NULL) {
+      c.values = {-1, -1, 0};
+      return c;
+    }
+    int rank = 0, size = 0;
+    TTG_CHECK_MPI(MPI_Comm_rank(nc, &rank));
+    TTG_CHECK_MPI(MPI_Comm_size(nc, &size));
+    splits_.push_back(nc);
+    c.values = {static_cast<double>(splits_.size()), static_cast<double>(rank), static_cast<double>(size)};
+    return c;
+  }
   int rank_ = 0, size_ = 1, tag_ub_ = 32767;
   std::vector<std::uint32_t> next_tag_;
   std::size_t eager_limit_ = 64 * 1024;

@@ -209,13 +209,20 @@ export interface NativeAddon {
    */
   recv(id: number, views: ArrayBufferView[], inline?: boolean): boolean;
   /**
-   * Element-wise sum over all ranks (non-blocking MPI_Iallreduce progressed by the comm thread).
+   * Element-wise sum over the ranks of communicator `comm` (0, the default: the whole job; else
+   * one made by {@link split}); non-blocking MPI_Iallreduce progressed by the comm thread.
    * `delayUs`: the comm thread starts it that long after this call (collectives still start in
    * the order they were called); the JS thread needs no timer for the pause.
    */
-  allreduce(values: Float64Array, delayUs?: number): Promise<Float64Array>;
-  /** Resolves when every rank has entered the barrier. */
-  barrier(): Promise<void>;
+  allreduce(values: Float64Array, delayUs?: number, comm?: number): Promise<Float64Array>;
+  /** Resolves when every rank of communicator `comm` (default 0) has entered the barrier. */
+  barrier(comm?: number): Promise<void>;
+  /**
+   * MPI_Comm_split of communicator `comm`: resolves `[comm, rank, size]` of the new communicator,
+   * or `[-1, -1, 0]` for a negative `color`. Collective over `comm`; enter it only when every rank
+   * of `comm` is entering it (it blocks the comm thread until they have).
+   */
+  split(comm: number, color: number, key: number): Promise<Float64Array>;
   /**
    * Raw MPI baseline: `iters` blocking round trips of `bytes` between this rank and `peer`,
    * run entirely in the comm thread. Both ranks must call it. With `verify`, each rank checks
@@ -274,7 +281,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
+  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf', 'busy',
 ];
 

@@ -20,6 +20,10 @@ export class LocalTransport implements Transport {
     rehearse(this.host!, target, value, 0);
   }
 
+  split(color: number): Promise<Transport | undefined> {
+    return Promise.resolve(color < 0 ? undefined : new LocalTransport());
+  }
+
   sendInput(): void {
     throw new Error('the local transport has no other rank to send to');
   }

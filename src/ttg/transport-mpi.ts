@@ -11,18 +11,16 @@ import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-p
 import { checksumRequested, hashBytes, hashParts } from './checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
-import { abortJobOnFailedExit } from './exit-on-error.js';
 import { decodeInput, encodeInput } from './input-header.js';
-import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
+import { MAX_WORLD_ID, WORLD_BIT, type Arrival, type MpiEndpoint, type WorldReceiver } from './mpi-endpoint.js';
+import type { NativeAddon } from './native.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { traceFileFromEnv, tracer } from './trace.js';
+import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { Transport, TransportHost } from './transport.js';
 import { serializeError } from './serialize-error.js';
 import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from './wire.js';
-
-const NO_BYTES: Uint8Array = new Uint8Array(0);
-const NO_SIZES = new Float64Array(0);
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
@@ -46,27 +44,6 @@ export function wavePauseUs(elapsedMs: number): number {
 const TRACE_GATHER_MS = 30_000;
 
 /**
- * With TTG_CHECKSUM or TTG_TRACE every header ends with a trailer: xxhash32 of the header (u32),
- * xxhash32 of the payload parts (u32), trace flow id (f64), flags (u8). Both settings must be the
- * same on every rank (mpirun passes the environment to all of them).
- */
-const TRAILER = 17;
-const enum Trail {
-  Checksum = 1,
-  Trace = 2,
-  /** The message counts for termination detection. */
-  Counted = 4,
-}
-
-/** What a received trailer said. */
-interface Tail {
-  hdr: number;
-  parts: number;
-  flow: number;
-  flags: number;
-}
-
-/**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are
  * sent from and received into the application's own arrays (no copy in JS).
  */
@@ -75,8 +52,18 @@ export const payloadProbe: {
   onRecv?: (views: readonly ArrayBufferView[]) => void;
 } = {};
 
-/** Transport over the native MPI comm thread. */
-export class MpiTransport implements Transport {
+/** Where a world's ranks are among the job's: the default world is the job itself. */
+export interface WorldPlace {
+  /** World id (0: the default world). */
+  id: number;
+  /** Communicator of the world's collectives (0: the job's). */
+  comm: number;
+  /** Job rank of each world rank. */
+  members: readonly number[];
+}
+
+/** Transport of one world over the process's MPI endpoint. */
+export class MpiTransport implements Transport, WorldReceiver {
   readonly kind = 'mpi';
   readonly rank: number;
   readonly size: number;
@@ -89,7 +76,6 @@ export class MpiTransport implements Transport {
   /** This rank's phase; holds messages of the next one while a fence ends. */
   private readonly phase = new PhaseGate();
   private failureNotice: (() => void) | undefined;
-  private finalized = false;
   /** Trail.Checksum | Trail.Trace, or 0 when headers carry no trailer. */
   private readonly trail: number;
   /** Fence number each other rank last voted stalled (-1: moving). */
@@ -101,26 +87,55 @@ export class MpiTransport implements Transport {
   onVote: (() => void) | undefined = undefined;
   hangNotice: TtgError | undefined = undefined;
   private host!: TransportHost;
+  private readonly native: NativeAddon;
+  /** Job rank of world rank r, or undefined in the default world (the same). */
+  private readonly toJob: Int32Array | undefined;
+  /** World rank of job rank r (-1: not in this world), or undefined in the default world. */
+  private readonly toWorld: Int32Array | undefined;
+  /** Whether this world keeps the process alive (a fence waiting for other ranks). */
+  private holding = false;
 
-  constructor(private readonly native: NativeAddon) {
+  /** The default world's transport over `endpoint`, or (with `place`) a split world's. */
+  constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [] }) {
+    this.native = endpoint.native;
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
-    // Sends detach moved arrays: settle V8's assumption before any hot code is compiled.
-    retireDetachAssumption();
-    const w = native.start((meta, bytes, extra, length) => this.host.batch(() => this.onArrivals(meta, bytes, extra, length)));
-    this.rank = w.rank;
-    this.size = w.size;
-    native.keepAlive(false);
-    // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
-    // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
-    abortJobOnFailedExit({
-      rank: this.rank,
-      mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined),
-      abort: (code) => native.abort(code),
-    });
+    if (place.id === 0) {
+      this.rank = endpoint.rank;
+      this.size = endpoint.size;
+      this.toJob = undefined;
+      this.toWorld = undefined;
+      // Sends detach moved arrays: settle V8's assumption before any hot code is compiled.
+      retireDetachAssumption();
+    } else {
+      this.size = place.members.length;
+      this.rank = place.members.indexOf(endpoint.rank);
+      this.toJob = Int32Array.from(place.members);
+      this.toWorld = new Int32Array(endpoint.size).fill(-1);
+      place.members.forEach((job, r) => (this.toWorld![job] = r));
+    }
+  }
+
+  /** This world's id (0: the default world). */
+  get worldId(): number {
+    return this.place.id;
+  }
+
+  /** Communicator of this world's collectives. */
+  get comm(): number {
+    return this.place.comm;
   }
 
   attach(host: TransportHost): void {
     this.host = host;
+    this.endpoint.addWorld(this.place.id, this);
+  }
+
+  batch(fn: () => void): void {
+    this.host.batch(fn);
+  }
+
+  onError(e: unknown): void {
+    this.host.fail(Errors.handling(e, this.rank));
   }
 
   rehearse(target: Target, value: unknown): void {
@@ -157,7 +172,7 @@ export class MpiTransport implements Transport {
   }
 
   announceFailure(err: TtgError): void {
-    if (this.finalized) return;
+    if (this.endpoint.finalized) return;
     const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, this.rank] as const;
     let bytes: Uint8Array;
     try {
@@ -170,7 +185,7 @@ export class MpiTransport implements Transport {
   }
 
   vote(fence: number, stalled: boolean): void {
-    if (this.finalized) return;
+    if (this.endpoint.finalized) return;
     const { bytes } = encode([Wire.Stall, fence, stalled ? 1 : 0, this.rank]);
     for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
   }
@@ -186,7 +201,8 @@ export class MpiTransport implements Transport {
 
   abandon(err: TtgError): void {
     this.broken ??= err;
-    this.native.keepAlive(false);
+    this.endpoint.broken ??= err;
+    this.hold(false);
   }
 
   async gatherTrace(chunk: string): Promise<string[] | undefined> {
@@ -197,32 +213,38 @@ export class MpiTransport implements Transport {
       this.post(0, bytes, parts, plain);
       return undefined;
     }
-    this.native.keepAlive(true);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        console.warn(`ttg: rank 0: trace events of ${this.size - 1 - this.traceChunks.size} rank(s) did not arrive; writing the others`);
-        resolve();
-      }, TRACE_GATHER_MS);
-      this.traceArrived = () => {
-        if (this.traceChunks.size < this.size - 1) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      this.traceArrived();
-    });
+    this.hold(true);
+    try {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          console.warn(`ttg: rank 0: trace events of ${this.size - 1 - this.traceChunks.size} rank(s) did not arrive; writing the others`);
+          resolve();
+        }, TRACE_GATHER_MS);
+        this.traceArrived = () => {
+          if (this.traceChunks.size < this.size - 1) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        this.traceArrived();
+      });
+    } finally {
+      this.hold(false);
+    }
     this.traceArrived = undefined;
     const out = [chunk];
     for (let r = 1; r < this.size; r++) out.push(this.traceChunks.get(r) ?? '');
     return out;
   }
 
-  hold(): void {
-    if (!this.finalized) this.native.keepAlive(true);
+  hold(on = true): void {
+    if (this.holding === on) return;
+    this.holding = on;
+    this.endpoint.hold(on);
   }
 
   async quiesce(settleLocal: () => Promise<void>): Promise<void> {
     if (this.broken !== undefined) throw this.broken;
-    this.hold();
+    this.hold(true);
     try {
       let prevSent = -1;
       let prevRecv = -1;
@@ -232,7 +254,7 @@ export class MpiTransport implements Transport {
         if (this.broken !== undefined) return; // the fence already rejected (hang)
         const failed = this.host.failed ? 1 : 0;
         const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-        const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed), pause);
+        const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed), pause, this.place.comm);
         if (this.broken !== undefined) return;
         if (s === r && s === prevSent && r === prevRecv) {
           if (f! > 0 && !this.host.failed) await this.awaitFailureNotice();
@@ -242,7 +264,7 @@ export class MpiTransport implements Transport {
         prevRecv = r!;
       }
     } finally {
-      this.native.keepAlive(false);
+      this.hold(false);
     }
   }
 
@@ -256,9 +278,37 @@ export class MpiTransport implements Transport {
     }
   }
 
+  /**
+   * MPI_Comm_split of this world (collective over it): the transport of the world of the ranks
+   * with `color`, ordered by `key` then rank, or undefined for a negative color. The ranks first
+   * exchange color, key and the lowest world id each may use, so that every member gives the new
+   * world the same id and none enters the blocking split before all have.
+   */
+  async split(color: number, key: number): Promise<MpiTransport | undefined> {
+    const ep = this.endpoint;
+    const all = new Float64Array(3 * this.size);
+    all.set([color, key, ep.nextWorldId], 3 * this.rank);
+    const got = await this.native.allreduce(all, 0, this.place.comm);
+    const peers: number[] = [];
+    for (let r = 0; r < this.size; r++) if (got[3 * r] === color) peers.push(r);
+    peers.sort((a, b) => got[3 * a + 1]! - got[3 * b + 1]! || a - b);
+    const id = Math.max(...peers.map((r) => got[3 * r + 2]!));
+    const [comm, rank, size] = await this.native.split(this.place.comm, color, key);
+    if (color < 0) return undefined;
+    if (id > MAX_WORLD_ID) throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, this.rank);
+    if (rank !== peers.indexOf(this.rank) || size !== peers.length) {
+      throw Errors.transport(`World.split: MPI placed this rank at ${rank} of ${size}, expected ${peers.indexOf(this.rank)} of ${peers.length}`, this.rank);
+    }
+    ep.nextWorldId = id + 1;
+    const members = peers.map((r) => (this.toJob === undefined ? r : this.toJob[r]!));
+    return new MpiTransport(ep, { id, comm: comm!, members });
+  }
+
+  /** The default world ends MPI (after a barrier of every rank); a split world has nothing to release. */
   async finalize(): Promise<void> {
-    if (this.finalized) return;
-    if (this.broken !== undefined) {
+    const ep = this.endpoint;
+    if (ep.finalized || this.place.id !== 0) return;
+    if (ep.broken !== undefined) {
       // A collective of the abandoned fence may be pending: no barrier, no MPI_Finalize; the exit
       // hook aborts the job (non-zero) when the process ends.
       this.native.keepAlive(false);
@@ -266,7 +316,7 @@ export class MpiTransport implements Transport {
     }
     this.native.keepAlive(true); // the barrier below must keep this process alive
     await this.native.barrier();
-    this.finalized = true;
+    ep.finalized = true;
     this.native.finalize();
   }
 
@@ -286,7 +336,7 @@ export class MpiTransport implements Transport {
       throw serializeError(this.host, msg, this.rank, e);
     }
     stampPhase(bytes, this.phase.bit);
-    if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, true);
+    if (this.trail !== 0) bytes = addTrailer(this.trail, tracer, dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
     this.hand(dest, bytes, parts, plain, transfer);
     this.sent++;
@@ -294,12 +344,17 @@ export class MpiTransport implements Transport {
 
   /** Sends a message that termination detection does not count (failure, vote, trace). */
   private post(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean): void {
-    if (this.trail !== 0) bytes = this.withTrailer(dest, bytes, parts, false);
+    if (this.trail !== 0) bytes = addTrailer(this.trail, tracer, dest, bytes, parts, false);
     this.hand(dest, bytes, parts, plain, false);
   }
 
   /** Gives a message to the addon; a small payload is staged and copied there (nothing pinned). */
   private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean): void {
+    const toJob = this.toJob;
+    if (toJob !== undefined) {
+      dest = toJob[dest]!;
+      bytes = withWorld(bytes, this.place.id);
+    }
     if (parts.length === 0) {
       this.native.send(dest, bytes, parts, plain);
       return;
@@ -310,72 +365,18 @@ export class MpiTransport implements Transport {
     else this.native.send(dest, bytes, parts, plain, transfer);
   }
 
-  private withTrailer(dest: number, bytes: Uint8Array, parts: readonly ArrayBufferView[], counted: boolean): Uint8Array {
-    const out = new Uint8Array(bytes.length + TRAILER);
-    out.set(bytes);
-    const dv = new DataView(out.buffer, bytes.length, TRAILER);
-    if ((this.trail & Trail.Checksum) !== 0) {
-      dv.setUint32(0, hashBytes(bytes));
-      dv.setUint32(4, hashParts(parts));
-    }
-    const tr = tracer;
-    if (counted && tr !== undefined) {
-      let n = bytes.length;
-      for (const p of parts) n += p.byteLength;
-      dv.setFloat64(8, tr.sendFlow(dest, n));
-    }
-    dv.setUint8(16, this.trail | (counted ? Trail.Counted : 0));
-    return out;
-  }
-
-  /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
-  private onArrivals(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): void {
-    let off = 0;
-    for (let m = 0, e = 0; m < length; e++) {
-      const row = m;
-      const nparts = meta[row + ArrivalField.Parts]!;
-      m += ArrivalField.Sizes + nparts;
-      const kind = meta[row + ArrivalField.Kind];
-      let header = NO_BYTES;
-      let eager: Uint8Array | undefined;
-      if (kind === ArrivalKind.Msg) {
-        header = bytes.subarray(off, (off += meta[row + ArrivalField.HeaderBytes]!));
-        if (meta[row + ArrivalField.Mode] === PayloadMode.Eager) {
-          off = (off + 7) & ~7;
-          let n = 0;
-          for (let i = row + ArrivalField.Sizes; i < m; i++) n += meta[i]!;
-          eager = bytes.subarray(off, (off += n));
-        }
-      }
-      try {
-        if (kind === ArrivalKind.Msg) {
-          const src = meta[row + ArrivalField.Src]!;
-          const id = meta[row + ArrivalField.Id]!;
-          const sizes = nparts === 0 ? NO_SIZES : meta.subarray(row + ArrivalField.Sizes, m);
-          const buffers = meta[row + ArrivalField.Mode] === PayloadMode.Lent ? lentBuffers(extra, e) : undefined;
-          if (this.trail === 0) this.onHeader(src, header, sizes, id, buffers, eager, undefined);
-          else this.onTrailed(src, header, sizes, id, buffers, eager);
-        }
-        else if (kind === ArrivalKind.Recvd) this.onPayload(meta[row + ArrivalField.Id]!);
-        else this.host.fail(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
-      } catch (err) {
-        this.host.fail(Errors.handling(err, this.rank));
-      }
-    }
+  /** A message of this world from the endpoint. */
+  onMessage(a: Arrival): void {
+    const src = this.toWorld === undefined ? a.src : this.toWorld[a.src]!;
+    if (this.trail === 0) this.onHeader(src, a.header, a.sizes, a.id, a.buffers, a.eager, undefined);
+    else this.onTrailed(src, a.header, a.sizes, a.id, a.buffers, a.eager);
   }
 
   /** Splits and checks the trailer, then handles the header. */
   private onTrailed(src: number, raw: Uint8Array, sizes: Float64Array, id: number, buffers: ArrayBuffer[] | undefined, eager: Uint8Array | undefined): void {
-    const n = raw.length - TRAILER;
-    const dv = n >= 0 ? new DataView(raw.buffer, raw.byteOffset + n, TRAILER) : undefined;
-    const flags = dv === undefined ? -1 : dv.getUint8(16);
-    if (dv === undefined || (flags & ~Trail.Counted) !== this.trail) {
-      throw Errors.transport(`a message from rank ${src} does not carry the trailer this rank expects: set TTG_CHECKSUM and TTG_TRACE the same on every rank`, this.rank);
-    }
-    const tail: Tail = { hdr: dv.getUint32(0), parts: dv.getUint32(4), flow: dv.getFloat64(8), flags };
-    const header = raw.subarray(0, n);
+    const { header, tail } = takeTrailer(this.trail, raw, src, this.rank);
     if ((this.trail & Trail.Checksum) !== 0 && hashBytes(header) !== tail.hdr) {
-      if ((flags & Trail.Counted) !== 0) this.received++;
+      if ((tail.flags & Trail.Counted) !== 0) this.received++;
       throw Errors.corrupt(undefined, undefined, undefined, undefined, src, this.rank);
     }
     this.onHeader(src, header, sizes, id, buffers, eager, tail);
@@ -429,10 +430,13 @@ export class MpiTransport implements Transport {
     }
     // Loopback: the payload is in this process and is copied into the arrays right here.
     if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail, phase);
-    else this.receiving.set(id, { src, decoded, tail, phase });
+    else {
+      this.receiving.set(id, { src, decoded, tail, phase });
+      this.endpoint.expectPayload(id, this);
+    }
   }
 
-  private onPayload(id: number): void {
+  onPayload(id: number): void {
     const r = this.receiving.get(id);
     if (r === undefined) throw Errors.transport(`payload for unknown message ${id}`, this.rank);
     this.receiving.delete(id);
@@ -514,6 +518,15 @@ export class MpiTransport implements Transport {
       if (this.host.failed) this.failureNotice();
     });
   }
+}
+
+/** `bytes` followed by the id of the (split) world they belong to, flagged in the second byte. */
+function withWorld(bytes: Uint8Array, id: number): Uint8Array {
+  const out = new Uint8Array(bytes.length + 1);
+  out.set(bytes);
+  out[1] = out[1]! | WORLD_BIT;
+  out[bytes.length] = id;
+  return out;
 }
 
 const KIND_NAMES: Record<number, string> = {

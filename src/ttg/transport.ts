@@ -66,6 +66,11 @@ export interface Transport {
    * already, sent while this one was still in it.
    */
   endFence(): void;
+  /**
+   * Collective over this world: the transport of the sub-world of the ranks that gave `color`,
+   * ordered by `key` (then rank); undefined for a negative color.
+   */
+  split(color: number, key: number): Promise<Transport | undefined>;
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
   /**

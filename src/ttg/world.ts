@@ -17,6 +17,7 @@ import { loadNative, nativeLoadError } from './native.js';
 import { defaultRuntime, Runtime } from './runtime.js';
 import { startTracing, stopTracing, traceFileFromEnv, tracer, writeTrace } from './trace.js';
 import { LocalTransport } from './transport-local.js';
+import { MpiEndpoint } from './mpi-endpoint.js';
 import { MpiTransport } from './transport-mpi.js';
 import type { Transport } from './transport.js';
 import { travelCheckRequested } from './travel-check.js';
@@ -55,12 +56,45 @@ export class World {
    * {@link fence}. Other worlds of the process run on meanwhile.
    */
   fence(options: FenceOptions = {}): Promise<FenceReport> {
-    this.runtime.check('World.fence()');
+    try {
+      this.runtime.check('World.fence()');
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return fenceRuntime(this.runtime, options);
+  }
+
+  /**
+   * Splits this world, like `MPI_Comm_split`: the ranks that pass the same `color` (an integer
+   * >= 0) form a new world, ranked by `key` (default: rank in this world), then by rank. Resolves
+   * to this rank's new world, or undefined for a negative color. Collective: every rank of this
+   * world calls it, in the same order as its other splits. The new world has its own TTs (make them
+   * with `make_tt(..., { world })`), fences, errors and termination detection; it runs alongside
+   * this one and ends with `ttg.finalize()`.
+   */
+  async split(color: number, key: number = this.rank): Promise<World | undefined> {
+    const parent = this.runtime;
+    parent.check('World.split()');
+    if (!Number.isInteger(color)) throw Errors.invalidArgument('World.split(color)', `needs an integer color, got ${String(color)}`, { rank: parent.rank });
+    if (!Number.isInteger(key)) throw Errors.invalidArgument('World.split(color, key)', `needs an integer key, got ${String(key)}`, { rank: parent.rank });
+    const transport = await parent.transport!.split(color < 0 ? -1 : color, key);
+    if (transport === undefined) return undefined;
+    const rt = new Runtime(transport instanceof MpiTransport ? transport.worldId : ++localWorlds);
+    rt.checkTravel = parent.checkTravel;
+    rt.scheduler.tracer = parent.scheduler.tracer;
+    rt.start(transport, devicePort, new Dispatch(rt));
+    const w = new World(rt);
+    rt.world = w;
+    splits.push(rt);
+    return w;
   }
 }
 
 let world: World | undefined;
+/** Worlds split off (they end with the default one). */
+const splits: Runtime[] = [];
+/** Ids of split worlds in a process without MPI (they need none on the wire). */
+let localWorlds = 0;
 
 /**
  * Joins the world: under `mpirun` all ranks, otherwise a world of one rank. Call once per process;
@@ -102,7 +136,7 @@ function chooseTransport(): Transport {
     const why = native === null ? `the native addon did not load (${nativeLoadError() ?? 'unknown'})` : 'the native addon was built without MPI';
     throw Errors.transport(`launched by mpirun with ${n > 0 ? n : 'several'} ranks, but ${why}: run scripts/install-system-packages.sh, then npm run build:native`, 0);
   }
-  return new MpiTransport(native);
+  return new MpiTransport(new MpiEndpoint(native));
 }
 
 /** The default world, or a `TtgError` naming `what` needed it. */
@@ -148,5 +182,7 @@ export async function finalize(): Promise<void> {
   }
   await rt.transport!.finalize();
   rt.finalized = true;
+  for (const sub of splits) sub.finalized = true;
+  splits.length = 0;
   world = undefined;
 }

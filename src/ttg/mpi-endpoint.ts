@@ -1,0 +1,168 @@
+/**
+ * This process's MPI endpoint: the addon's comm thread, shared by every world of the process.
+ * It reads the batches of arrivals and hands each message to the transport of its world. A
+ * message of a split world carries the world's id in a byte after its header, flagged by bit 7
+ * of the header's second byte (phase.ts uses bit 6; neither header kind sets either); the default
+ * world's messages carry nothing extra. Point-to-point traffic of every world uses the job's
+ * communicators with job ranks; a split world's collectives use its own communicator.
+ */
+import { Errors, type TtgError } from './errors.js';
+import { abortJobOnFailedExit } from './exit-on-error.js';
+import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
+
+const NO_BYTES: Uint8Array = new Uint8Array(0);
+const NO_SIZES = new Float64Array(0);
+
+/** Bit of a header's second byte: the header ends with a world id byte. */
+export const WORLD_BIT = 0x80;
+/** Highest world id (one byte). */
+export const MAX_WORLD_ID = 255;
+
+/** One arriving message, as the endpoint hands it to its world's transport. */
+export interface Arrival {
+  /** Sender's job rank. */
+  src: number;
+  /** Header bytes (valid during the call only; without the world byte). */
+  header: Uint8Array;
+  sizes: Float64Array;
+  /** Native message id, for `recv`. */
+  id: number;
+  buffers: ArrayBuffer[] | undefined;
+  eager: Uint8Array | undefined;
+}
+
+/** What the endpoint needs of a world's transport. */
+export interface WorldReceiver {
+  /** A message of this world arrived. */
+  onMessage(a: Arrival): void;
+  /** The payload of a message whose header said it would be received later is in. */
+  onPayload(id: number): void;
+  /** An error of the comm thread, or one thrown while handling an arrival. */
+  onError(e: unknown): void;
+  /** Runs `fn` (handling a batch) and then the tasks it made ready. */
+  batch(fn: () => void): void;
+}
+
+/** The comm thread and the worlds that use it. */
+export class MpiEndpoint {
+  readonly rank: number;
+  readonly size: number;
+  private readonly worlds = new Map<number, WorldReceiver>();
+  /** Messages for world ids not made here yet, copied (a peer finished its split first). */
+  private readonly early = new Map<number, Arrival[]>();
+  /** Which world receives the payload of message id. */
+  private readonly receiving = new Map<number, WorldReceiver>();
+  private holds = 0;
+  /** Lowest world id this process has not used. */
+  nextWorldId = 1;
+  finalized = false;
+  /** Set when a world gave up on a hang: the job must end with an abort. */
+  broken: TtgError | undefined = undefined;
+
+  constructor(readonly native: NativeAddon) {
+    const w = native.start((meta, bytes, extra, length) => this.onBatch(meta, bytes, extra, length));
+    this.rank = w.rank;
+    this.size = w.size;
+    native.keepAlive(false);
+    // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
+    // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
+    abortJobOnFailedExit({
+      rank: this.rank,
+      mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined),
+      abort: (code) => native.abort(code),
+    });
+  }
+
+  /** Routes world `id`'s messages to `w`, including those that arrived before it was made here. */
+  addWorld(id: number, w: WorldReceiver): void {
+    this.worlds.set(id, w);
+    const early = this.early.get(id);
+    if (early === undefined) return;
+    this.early.delete(id);
+    w.batch(() => {
+      for (const a of early) this.hand(w, a);
+    });
+  }
+
+  /** Keeps the process alive while some world waits for messages (counted over the worlds). */
+  hold(on: boolean): void {
+    this.holds += on ? 1 : -1;
+    if (!this.finalized) this.native.keepAlive(this.holds > 0);
+  }
+
+  /** Message `id`'s payload will be received later into views of `w`. */
+  expectPayload(id: number, w: WorldReceiver): void {
+    this.receiving.set(id, w);
+  }
+
+  private hand(w: WorldReceiver, a: Arrival): void {
+    try {
+      w.onMessage(a);
+    } catch (e) {
+      w.onError(e);
+    }
+  }
+
+  /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
+  private onBatch(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): void {
+    const main = this.worlds.get(0)!;
+    main.batch(() => {
+      let off = 0;
+      for (let m = 0, e = 0; m < length; e++) {
+        const row = m;
+        const nparts = meta[row + ArrivalField.Parts]!;
+        m += ArrivalField.Sizes + nparts;
+        const kind = meta[row + ArrivalField.Kind];
+        if (kind === ArrivalKind.Recvd) {
+          const id = meta[row + ArrivalField.Id]!;
+          const w = this.receiving.get(id);
+          this.receiving.delete(id);
+          if (w === undefined) main.onError(Errors.transport(`payload for unknown message ${id}`, this.rank));
+          else this.payload(w, id);
+          continue;
+        }
+        if (kind !== ArrivalKind.Msg) {
+          main.onError(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
+          continue;
+        }
+        let header = bytes.subarray(off, (off += meta[row + ArrivalField.HeaderBytes]!));
+        let eager: Uint8Array | undefined;
+        const mode = meta[row + ArrivalField.Mode];
+        if (mode === PayloadMode.Eager) {
+          off = (off + 7) & ~7;
+          let n = 0;
+          for (let i = row + ArrivalField.Sizes; i < m; i++) n += meta[i]!;
+          eager = bytes.subarray(off, (off += n));
+        }
+        const sizes = nparts === 0 ? NO_SIZES : meta.subarray(row + ArrivalField.Sizes, m);
+        const buffers = mode === PayloadMode.Lent ? lentBuffers(extra, e) : undefined;
+        let world = 0;
+        if (header.length > 1 && (header[1]! & WORLD_BIT) !== 0) {
+          world = header[header.length - 1]!;
+          header = header.subarray(0, header.length - 1);
+          header[1] = header[1]! ^ WORLD_BIT;
+        }
+        const a: Arrival = { src: meta[row + ArrivalField.Src]!, header: header.length === 0 ? NO_BYTES : header, sizes, id: meta[row + ArrivalField.Id]!, buffers, eager };
+        const w = this.worlds.get(world);
+        if (w === undefined) this.keepEarly(world, a);
+        else if (w === main) this.hand(w, a);
+        else w.batch(() => this.hand(w, a));
+      }
+    });
+  }
+
+  private payload(w: WorldReceiver, id: number): void {
+    try {
+      w.onPayload(id);
+    } catch (e) {
+      w.onError(e);
+    }
+  }
+
+  /** Copies an arrival for a world not made here yet (the batch's memory is reused). */
+  private keepEarly(world: number, a: Arrival): void {
+    let list = this.early.get(world);
+    if (list === undefined) this.early.set(world, (list = []));
+    list.push({ ...a, header: a.header.slice(), sizes: a.sizes.slice(), eager: a.eager?.slice() });
+  }
+}
