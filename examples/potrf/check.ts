@@ -42,7 +42,7 @@ function add(acc: Float64Array, v: Float64Array): void {
 const maxOf = (v: Float64Array) => v.reduce((m, x) => (x > m ? x : m), 0);
 
 /** The check graph; `sources(tiles)` starts it from this rank's final tiles of L. */
-export function make_check(l: Layout, seed: number, done: (residual: number, anorm: number, rnorm: number) => void) {
+export function make_check(l: Layout, seed: number, done: (residual: number, anorm: number, rnorm: number) => void, world?: ttg.World) {
   const lsrcIn = new ttg.Edge<K2, Tile>('L tiles');
   const left = new ttg.Edge<K3, Tile>('L(i,k)');
   const right = new ttg.Edge<K3, Tile>('L(j,k)');
@@ -64,7 +64,7 @@ export function make_check(l: Layout, seed: number, done: (residual: number, ano
     for (let j = k; j <= i; j++) rows.push([i, j, k]);
     for (let p = i; p < l.nt; p++) cols.push([p, i, k]);
     out.broadcast([0, 1], [rows, cols], t);
-  }, [lsrcIn], [left, right], { name: 'CHECK_L' });
+  }, [lsrcIn], [left, right], { world, name: 'CHECK_L' });
 
   const asrc = ttg.make_tt((key: K2, out) => {
     const [i, j] = key;
@@ -73,7 +73,7 @@ export function make_check(l: Layout, seed: number, done: (residual: number, ano
     out.send(1, i, absRowSums(t));
     if (i !== j) out.send(1, j, absColSums(t));
     out.send(0, [i, j, 0], t);
-  }, [], [fromA, rowsA], { name: 'CHECK_A' });
+  }, [], [fromA, rowsA], { world, name: 'CHECK_A' });
 
   const res = ttg.make_tt(function* (key: K3, Li: Tile, Lj: Tile, C: Tile, out) {
     const [i, j, k] = key;
@@ -87,18 +87,18 @@ export function make_check(l: Layout, seed: number, done: (residual: number, ano
     yield ttg.device.kernel(C.buf);
     out.send(1, i, absRowSums(C));
     if (i !== j) out.send(1, j, absColSums(C));
-  }, [left, right, ttg.fuse(fromA, chain)], [chain, rowsR], { name: 'CHECK_RES', consume: [2] });
+  }, [left, right, ttg.fuse(fromA, chain)], [chain, rowsR], { world, name: 'CHECK_RES', consume: [2] });
 
   const norm = ttg.make_tt((_b: number, r: Float64Array, a: Float64Array, out) => {
     out.sendv(0, Float64Array.of(maxOf(r), maxOf(a)));
-  }, [rowsR, rowsA], [toMax], { name: 'CHECK_NORM' });
+  }, [rowsR, rowsA], [toMax], { world, name: 'CHECK_NORM' });
   norm.set_input_reducer(0, (acc, v) => add(acc, v), l.nt);
   norm.set_input_reducer(1, (acc, v) => add(acc, v), l.nt);
 
   const max = ttg.make_tt((_k: undefined, m: Float64Array) => {
     const eps = 2 ** -52;
     done(m[0]! / (m[1]! * l.n * eps), m[1]!, m[0]!);
-  }, [toMax], [], { name: 'CHECK_MAX' });
+  }, [toMax], [], { world, name: 'CHECK_MAX' });
   max.set_input_reducer(0, (acc, v) => { acc[0] = Math.max(acc[0]!, v[0]!); acc[1] = Math.max(acc[1]!, v[1]!); }, l.nt);
 
   lsrc.set_procmap(([i, k]) => owner(l, i, k));

@@ -50,20 +50,20 @@ function makeEdges(): Edges {
 const cube = (x: number) => x * x * x;
 
 /** INIT(i,j): feeds a generated tile to the first task that updates it. */
-function make_init(l: Layout, e: Edges) {
+function make_init(l: Layout, e: Edges, world: ttg.World | undefined) {
   const tt = ttg.make_tt((key: K2, tile: Tile, out) => {
     const [i, j] = key;
     if (i === 0 && j === 0) out.send(0, 0, tile);
     else if (j === 0) out.send(1, [i, 0], tile);
     else if (i === j) out.send(2, [i, 0], tile);
     else out.send(3, [i, j, 0], tile);
-  }, [new ttg.Edge<K2, Tile>('tiles')], [e.initPotrf, e.initTrsm, e.initSyrk, e.initGemm], { name: 'INIT' });
+  }, [new ttg.Edge<K2, Tile>('tiles')], [e.initPotrf, e.initTrsm, e.initSyrk, e.initGemm], { world, name: 'INIT' });
   tt.set_procmap(([i, j]) => owner(l, i, j));
   return tt;
 }
 
 /** POTRF(k): factors the diagonal tile. */
-function make_potrf(l: Layout, e: Edges, form: BodyForm) {
+function make_potrf(l: Layout, e: Edges, form: BodyForm, world: ttg.World | undefined) {
   const tt = ttg.make_tt(deviceBody(form, (k: number, A: Tile, out: ttg.Out<[typeof e.result, typeof e.potrfTrsm]>) => {
     const info = new ttg.Buffer(new Int32Array(1));
     return {
@@ -77,14 +77,14 @@ function make_potrf(l: Layout, e: Edges, form: BodyForm) {
         out.broadcast(1, below, A);
       },
     };
-  }), [ttg.fuse(e.initPotrf, e.syrkPotrf)], [e.result, e.potrfTrsm], { name: 'POTRF', consume: [0] });
+  }), [ttg.fuse(e.initPotrf, e.syrkPotrf)], [e.result, e.potrfTrsm], { world, name: 'POTRF', consume: [0] });
   tt.set_procmap((k) => owner(l, k, k));
   tt.set_priomap((k) => cube(l.nt - k));
   return tt;
 }
 
 /** TRSM(m,k): A(m,k) = A(m,k) L(k,k)^-T. */
-function make_trsm(l: Layout, e: Edges, form: BodyForm) {
+function make_trsm(l: Layout, e: Edges, form: BodyForm, world: ttg.World | undefined) {
   type Outs = [typeof e.result, typeof e.trsmSyrk, typeof e.trsmGemmRow, typeof e.trsmGemmCol];
   const tt = ttg.make_tt(deviceBody(form, (key: K2, L: Tile, A: Tile, out: ttg.Out<Outs>) => ({
     inputs: [L.buf, A.buf], back: [],
@@ -100,14 +100,14 @@ function make_trsm(l: Layout, e: Edges, form: BodyForm) {
       out.broadcast([2, 3], [row, col], A);
     },
   })), [e.potrfTrsm, ttg.fuse(e.initTrsm, e.gemmTrsm)], [e.result, e.trsmSyrk, e.trsmGemmRow, e.trsmGemmCol],
-  { name: 'TRSM', consume: [1] });
+  { world, name: 'TRSM', consume: [1] });
   tt.set_procmap(([m, k]) => owner(l, m, k));
   tt.set_priomap(([m, k]) => cube(l.nt - m) + 3 * (2 * l.nt - k - m - 1) * (m - k));
   return tt;
 }
 
 /** SYRK(m,k): A(m,m) -= A(m,k) A(m,k)^T. */
-function make_syrk(l: Layout, e: Edges, form: BodyForm) {
+function make_syrk(l: Layout, e: Edges, form: BodyForm, world: ttg.World | undefined) {
   const tt = ttg.make_tt(deviceBody(form, ([m, k]: K2, A: Tile, C: Tile, out: ttg.Out<[typeof e.syrkPotrf, typeof e.syrkSyrk]>) => ({
     inputs: [A.buf, C.buf], back: [],
     enqueue: (stream) => ttg.device.kernels.dsyrk(stream, 'L', 'N', C.rows, A.cols, -1.0, A.buf, A.rows, 1.0, C.buf, C.rows),
@@ -115,14 +115,14 @@ function make_syrk(l: Layout, e: Edges, form: BodyForm) {
       if (k + 1 === m) out.send(0, m, C);
       else out.send(1, [m, k + 1], C);
     },
-  })), [e.trsmSyrk, ttg.fuse(e.initSyrk, e.syrkSyrk)], [e.syrkPotrf, e.syrkSyrk], { name: 'SYRK', consume: [1] });
+  })), [e.trsmSyrk, ttg.fuse(e.initSyrk, e.syrkSyrk)], [e.syrkPotrf, e.syrkSyrk], { world, name: 'SYRK', consume: [1] });
   tt.set_procmap(([m]) => owner(l, m, m));
   tt.set_priomap(([m, k]) => cube(l.nt - m) + 3 * (m - k));
   return tt;
 }
 
 /** GEMM(m,n,k): A(m,n) -= A(m,k) A(n,k)^T. */
-function make_gemm(l: Layout, e: Edges, form: BodyForm) {
+function make_gemm(l: Layout, e: Edges, form: BodyForm, world: ttg.World | undefined) {
   const tt = ttg.make_tt(deviceBody(form, ([m, n, k]: K3, A: Tile, B: Tile, C: Tile, out: ttg.Out<[typeof e.gemmTrsm, typeof e.gemmGemm]>) => ({
     inputs: [A.buf, B.buf, C.buf], back: [],
     enqueue: (stream) => ttg.device.kernels.dgemm(stream, 'N', 'T', C.rows, C.cols, A.cols, -1.0, A.buf, A.rows, B.buf, B.rows, 1.0, C.buf, C.rows),
@@ -130,7 +130,7 @@ function make_gemm(l: Layout, e: Edges, form: BodyForm) {
       if (k + 1 === n) out.send(0, [m, n], C);
       else out.send(1, [m, n, k + 1], C);
     },
-  })), [e.trsmGemmRow, e.trsmGemmCol, ttg.fuse(e.initGemm, e.gemmGemm)], [e.gemmTrsm, e.gemmGemm], { name: 'GEMM', consume: [2] });
+  })), [e.trsmGemmRow, e.trsmGemmCol, ttg.fuse(e.initGemm, e.gemmGemm)], [e.gemmTrsm, e.gemmGemm], { world, name: 'GEMM', consume: [2] });
   tt.set_procmap(([m, n]) => owner(l, m, n));
   tt.set_priomap(([m, n, k]) => cube(l.nt - m) + 3 * (2 * l.nt - m - n - 3) * (m - n) + 6 * (m - k));
   return tt;
@@ -141,14 +141,14 @@ function make_gemm(l: Layout, e: Edges, form: BodyForm) {
  * the kernel tasks' bodies are generators yielding their device steps, or async functions
  * awaiting them.
  */
-export function make_cholesky(l: Layout, onResult: (i: number, j: number, tile: Tile) => void, form: BodyForm = 'generator') {
+export function make_cholesky(l: Layout, onResult: (i: number, j: number, tile: Tile) => void, form: BodyForm = 'generator', world?: ttg.World) {
   const e = makeEdges();
-  const init = make_init(l, e);
-  const potrf = make_potrf(l, e, form);
-  const trsm = make_trsm(l, e, form);
-  const syrk = make_syrk(l, e, form);
-  const gemm = make_gemm(l, e, form);
-  const result = ttg.make_tt((key: K2, tile: Tile) => onResult(key[0], key[1], tile), [e.result], [], { name: 'RESULT' });
+  const init = make_init(l, e, world);
+  const potrf = make_potrf(l, e, form, world);
+  const trsm = make_trsm(l, e, form, world);
+  const syrk = make_syrk(l, e, form, world);
+  const gemm = make_gemm(l, e, form, world);
+  const result = ttg.make_tt((key: K2, tile: Tile) => onResult(key[0], key[1], tile), [e.result], [], { world, name: 'RESULT' });
   result.set_procmap(([i, j]) => owner(l, i, j));
   const devices = ttg.device.num_devices();
   if (devices > 1) {
