@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { buildWarning } from '../src/ttg/build-warning.js';
-import { requireNative } from '../src/ttg/native.js';
+import { buildWarning } from '../src/world/build-warning.js';
+import { requireNative } from '../src/native/addon.js';
 
 describe('build warning', () => {
   it('names what the addon lacks and how to get it, and nothing for a full build', () => {

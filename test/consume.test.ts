@@ -139,7 +139,7 @@ describe('consumable inputs (copy-on-write)', () => {
   });
 
   it('three consuming tasks sharing one value: copies only while it is shared (two copies, the last one moves)', async () => {
-    // Reading of src/ttg: each of the three deliveries retains the tile (3 holders). Tasks run in
+    // Reading of src/core: each of the three deliveries retains the tile (3 holders). Tasks run in
     // FIFO order; before a consumer runs, privatize() copies the value if it has more than one
     // holder and drops this task's hold on the original. Task 1 sees 3 holders -> copy (2 left),
     // task 2 sees 2 holders -> copy (1 left), task 3 is the only holder -> gets the original.

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { TtgError } from '../src/ttg/errors.js';
-import { formatFatal } from '../src/ttg/exit-on-error.js';
+import { TtgError } from '../src/base/errors.js';
+import { formatFatal } from '../src/transport/exit-on-error.js';
 import { mpirun } from './mpi-run.js';
 
 const script = fileURLToPath(new URL('./mpi/uncaught.js', import.meta.url));

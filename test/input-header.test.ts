@@ -6,8 +6,8 @@
 import { expect } from 'chai';
 
 import { decode, encode } from '../src/serialize/codec.js';
-import { decodeInput, encodeInput } from '../src/ttg/input-header.js';
-import { Wire, type WireMessage } from '../src/ttg/wire.js';
+import { decodeInput, encodeInput } from '../src/transport/input-header.js';
+import { Wire, type WireMessage } from '../src/core/wire.js';
 
 const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
 

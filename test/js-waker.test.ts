@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const nativeModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '../src/ttg/native.js')).href;
+const nativeModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '../src/native/addon.js')).href;
 const dir = mkdtempSync(join(tmpdir(), 'ttg-waker-'));
 
 interface Exit { code: number | null; stdout: string; aliveAfterMs: boolean }

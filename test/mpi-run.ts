@@ -3,7 +3,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 
 /** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
 export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000, extraEnv: Record<string, string> = {}) {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 
 const SCRIPT = fileURLToPath(new URL('./mpi/native-smoke.js', import.meta.url));
 

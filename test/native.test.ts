@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/ttg/native.js';
+import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../src/native/addon.js';
 
 describe('native addon (single process)', () => {
   it('loads', () => {

@@ -55,7 +55,7 @@ constexpr std::size_t kMaxCopyBytes = std::size_t{1} << 20;
 // make V8 move it off the heap).
 constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
-// Layout of one arrival in the meta array handed to JS (mirrored by src/ttg/native.ts):
+// Layout of one arrival in the meta array handed to JS (mirrored by src/native/addon.ts):
 // kind, src, id, header bytes, payload mode, number of parts, then each part's byte size.
 constexpr std::size_t kArrivalFields = 6;
 constexpr double kRecvNeeded = 0;    // JS calls recv(id, views) (or the message has no parts)
@@ -463,7 +463,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     return a;
   }
 
-  // One batch as two typed arrays (see ArrivalField in src/ttg/native.ts): per event a row of
+  // One batch as two typed arrays (see ArrivalField in src/native/addon.ts): per event a row of
   // numbers in `meta`, its header bytes (and an eager payload) in `bytes`; only lent buffers and
   // error texts need JS objects, in `extra` by event index. Far cheaper than an object per event.
   ArrivalBatch Flatten(Napi::Env env, std::vector<Arrival>& arrivals) {

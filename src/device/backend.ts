@@ -4,7 +4,7 @@
  * separate device memory (emulated, cuda). The operations themselves go through `devOp`.
  */
 import { availableParallelism } from 'node:os';
-import type { NativeAddon } from '../ttg/native.js';
+import type { NativeAddon } from '../native/addon.js';
 import type { BackendName, DeviceOptions } from './config.js';
 import { DeviceErrors } from './errors.js';
 

@@ -2,7 +2,7 @@
  * Errors of the device layer, built in one place like the core's `Errors` so codes and wording
  * stay consistent. Every message names the TT, key and rank when a task is involved.
  */
-import { Errors, TtgError, type TtgErrorContext } from '../ttg/errors.js';
+import { Errors, TtgError, type TtgErrorContext } from '../base/errors.js';
 
 /** Named factories for device-layer errors. */
 export const DeviceErrors = {

@@ -10,7 +10,7 @@
  * which running tasks do without the lock. Hence no deadlock, and a task whose own pinned set
  * exceeds the device fails at once with E_DEVICE_MEMORY instead of waiting forever.
  */
-import type { TtgErrorContext } from '../ttg/errors.js';
+import type { TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';

@@ -3,8 +3,8 @@
  * Devices belong to the process, so the worlds of a process share them. `initialize()` starts it;
  * `finalize()` stops it.
  */
-import { initChecksum } from '../ttg/checksum.js';
-import { loadNative, nativeLoadError } from '../ttg/native.js';
+import { initChecksum } from '../serialize/checksum.js';
+import { loadNative, nativeLoadError } from '../native/addon.js';
 import { startBackend, type Backend } from './backend.js';
 import { setToHostImpl } from './buffer.js';
 import { resolveOptions, type BackendName, type DeviceOptions } from './config.js';

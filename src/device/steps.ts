@@ -9,8 +9,8 @@
  * a task that has selected a stream with that task's state as "current" (`current_stream()`,
  * and the check that kernels use only the task's own buffers).
  */
-import type { ParkableStep, ReadyStep } from '../ttg/device-port.js';
-import type { Task } from '../ttg/task.js';
+import type { ParkableStep, ReadyStep } from '../core/device-port.js';
+import type { Task } from '../core/task.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';

@@ -3,7 +3,7 @@
  * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
  */
-import { streamTid, tracer, type Tracer } from '../ttg/trace.js';
+import { streamTid, tracer, type Tracer } from '../core/trace.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
 import type { InputResult } from './steps.js';

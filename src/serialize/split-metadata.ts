@@ -4,7 +4,7 @@
  * builds an empty object from the metadata and the transport writes the payload straight into the
  * arrays that object owns, so the payload is never copied or re-encoded in JavaScript.
  */
-import { Errors } from '../ttg/errors.js';
+import { Errors } from '../base/errors.js';
 
 /** How to split objects of one class into metadata and payload arrays. */
 export interface SplitMetadataDescriptor<T, M> {

@@ -12,8 +12,8 @@
  *   transfer:  Hop(i) (consumes) ──256 KiB array──▶ Hop(i+1) on rank (i+1)%size; Share(i) (does not)
  */
 import * as ttg from 'ttg';
-import { loadNative } from '../../src/ttg/native.js';
-import { payloadProbe } from '../../src/ttg/transport-mpi.js';
+import { loadNative } from '../../src/native/addon.js';
+import { payloadProbe } from '../../src/transport/mpi.js';
 
 const world = await ttg.initialize();
 const { rank, size } = world;

@@ -2,7 +2,7 @@
 // and a message with a 16 MiB Float64Array received directly into a JS-allocated array, checks
 // header order and contents, runs the raw ping-pong baseline (ranks 0 and 1), an allreduce and a
 // barrier, then prints one result line.
-import { arrivalEvents, requireNative, type NativeEvent } from '../../src/ttg/native.js';
+import { arrivalEvents, requireNative, type NativeEvent } from '../../src/native/addon.js';
 
 const ELEMS = (16 * 2 ** 20) / 8;
 const SMALL = 5; // header-only messages per pair, to check ordering

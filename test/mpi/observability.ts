@@ -14,7 +14,7 @@
  *   W(k) on rank k % size ──payload──▶ V(k) on rank (k+1) % size
  */
 import * as ttg from 'ttg';
-import { payloadProbe } from '../../src/ttg/transport-mpi.js';
+import { payloadProbe } from '../../src/transport/mpi.js';
 
 const mode = process.argv[2] ?? 'trace';
 const world = await ttg.initialize(mode === 'trace' ? { device: { backend: 'host', streams: 2 } } : {});

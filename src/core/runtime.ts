@@ -5,11 +5,12 @@
  */
 import type { SequencedKeysConstraint } from './constraint.js';
 import type { DevicePort } from './device-port.js';
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import { Scheduler } from './scheduler.js';
 import type { Task } from './task.js';
 import type { Tracer } from './trace.js';
-import type { Transport, TransportHost } from './transport.js';
+import { Dispatch } from './dispatch.js';
+import type { Transport } from './transport.js';
 import type { TTImpl } from './tt.js';
 
 /** One world's runtime state. TTs hold their runtime; hot paths read its fields. */
@@ -48,6 +49,7 @@ export class Runtime {
   private readonly forget = new FinalizationRegistry<number>((id) => this.byId.delete(id));
   private nextId = 0;
   private readonly parked = new Map<number, Array<() => void>>();
+  private readonly splits: Runtime[] = [];
 
   constructor(
     /** World id: 0 for the default world, agreed by all members for a split one. */
@@ -57,14 +59,35 @@ export class Runtime {
   }
 
   /** Starts the world over `transport`: tasks can run from now on. */
-  start(transport: Transport, device: DevicePort | undefined, host: TransportHost): void {
+  start(transport: Transport, device: DevicePort | undefined): void {
     this.transport = transport;
     this.rank = transport.rank;
     this.size = transport.size;
     this.device = device;
     this.scheduler.device = device;
-    transport.attach(host);
+    transport.attach(new Dispatch(this));
     this.scheduler.onFirstError = (err) => transport.announceFailure(err);
+  }
+
+  /** Splits this world (collective): the runtime of this rank's new world, or undefined. */
+  async split(color: number, key: number): Promise<Runtime | undefined> {
+    const transport = await this.transport!.split(color, key);
+    if (transport === undefined) return undefined;
+    const rt = new Runtime(transport.worldId);
+    rt.checkTravel = this.checkTravel;
+    rt.scheduler.tracer = this.scheduler.tracer;
+    rt.start(transport, this.device);
+    this.splits.push(rt);
+    return rt;
+  }
+
+  /** Ends the worlds split off this one (they end with it). */
+  finalizeSplits(): void {
+    for (const sub of this.splits) {
+      sub.finalizeSplits();
+      sub.finalized = true;
+    }
+    this.splits.length = 0;
   }
 
   /** True between the world's start and its finalize. */

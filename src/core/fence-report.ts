@@ -2,7 +2,7 @@
  * What a fence found still waiting when the world went quiet: tasks missing inputs and tasks held
  * by constraints. They do not block the fence; they are reported.
  */
-import { describeKey } from './errors.js';
+import { describeKey } from '../base/errors.js';
 import type { Runtime } from './runtime.js';
 
 /** A task that has some inputs but not all. */

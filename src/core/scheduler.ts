@@ -5,7 +5,7 @@
  */
 import { BodyKind, callBody, isThenable } from './body.js';
 import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
-import { Errors, TtgError } from './errors.js';
+import { Errors, TtgError } from '../base/errors.js';
 import { ReadyQueue } from './ready-queue.js';
 import { Task } from './task.js';
 import type { Tracer } from './trace.js';

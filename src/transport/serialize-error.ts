@@ -3,9 +3,9 @@
  * cannot travel, which task's body sent it, and where it was going.
  */
 import { encode } from '../serialize/codec.js';
-import { Errors, type TtgError } from './errors.js';
-import type { TransportHost } from './transport.js';
-import { Wire, type WireMessage } from './wire.js';
+import { Errors, type TtgError } from '../base/errors.js';
+import type { TransportHost } from '../core/transport.js';
+import { Wire, type WireMessage } from '../core/wire.js';
 
 /** E_SERIALIZE for `msg`: the first key in it that cannot travel, else its value; and who sent it. */
 export function serializeError(host: TransportHost, msg: WireMessage, rank: number, cause: unknown): TtgError {

@@ -9,7 +9,7 @@ import { BodyKind, bodyKind } from './body.js';
 import type { OrdinalMapper, SequencedKeysConstraint } from './constraint.js';
 import { copyValue, holderCount, release, retain } from './cow.js';
 import { Edge, FusedEdge } from './edge.js';
-import { Errors, TtgError } from './errors.js';
+import { Errors, TtgError } from '../base/errors.js';
 import { InputTerminal, type Reducer } from './input-terminal.js';
 import { KeyMap } from './key-map.js';
 import { defaultRuntime, Runtime } from './runtime.js';

@@ -9,7 +9,7 @@
  * steady clock of the native streams), so ranks on one machine share one time axis.
  */
 import { writeFileSync } from 'node:fs';
-import { describeKey } from './errors.js';
+import { describeKey } from '../base/errors.js';
 
 /** One Chrome trace event (the subset ttg writes). */
 export interface TraceEvent {

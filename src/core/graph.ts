@@ -1,7 +1,7 @@
 /**
  * Whole-graph operations: validation before execution and the DOT picture of the template graph.
  */
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import { TT, type TTImpl } from './tt.js';
 
 /** Every TT connected to the given ones, in discovery order. */

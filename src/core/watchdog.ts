@@ -8,7 +8,7 @@
  * for a hang.
  */
 import { BodyKind } from './body.js';
-import { describeKey, Errors, type TtgError } from './errors.js';
+import { describeKey, Errors, type TtgError } from '../base/errors.js';
 import { collectReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';

@@ -1,7 +1,7 @@
 /**
  * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
  */
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';

@@ -7,8 +7,8 @@
 import { decode, encode } from '../serialize/codec.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { serializeError } from './serialize-error.js';
-import type { TransportHost } from './transport.js';
-import { Wire, type Target, type WireMessage } from './wire.js';
+import type { TransportHost } from '../core/transport.js';
+import { Wire, type Target, type WireMessage } from '../core/wire.js';
 
 /** True when TTG_CHECK_SERIALIZE asks for the check (`1`, `true`, `on`, `yes`). */
 export function travelCheckRequested(): boolean {

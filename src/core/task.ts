@@ -3,7 +3,7 @@
  * `out` argument of its body, so running a task allocates one object, not two.
  */
 import { holderCount, release } from './cow.js';
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
 import type { TTImpl } from './tt.js';
 

@@ -11,7 +11,7 @@
  *
  * `stop()` holds every task that arrives and opens nothing until `start()`.
  */
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import type { Runtime } from './runtime.js';
 import type { Task } from './task.js';
 

@@ -1,14 +1,20 @@
 /** The transport of a world of one rank. */
-import type { TtgError } from './errors.js';
+import type { TtgError } from '../base/errors.js';
 import { rehearse } from './travel-check.js';
-import type { Transport, TransportHost } from './transport.js';
-import type { Target } from './wire.js';
+import type { Transport, TransportHost } from '../core/transport.js';
+import type { Target } from '../core/wire.js';
 
 /** A world of one rank: quiescence is local idleness. */
 export class LocalTransport implements Transport {
   readonly rank = 0;
   readonly size = 1;
   readonly kind = 'local';
+
+  constructor(
+    readonly worldId: number,
+    /** Ids given to split worlds so far, shared by the worlds of the process. */
+    private readonly made: { count: number } = { count: 0 },
+  ) {}
 
   private host: TransportHost | undefined;
 
@@ -21,7 +27,7 @@ export class LocalTransport implements Transport {
   }
 
   split(color: number): Promise<Transport | undefined> {
-    return Promise.resolve(color < 0 ? undefined : new LocalTransport());
+    return Promise.resolve(color < 0 ? undefined : new LocalTransport(++this.made.count, this.made));
   }
 
   sendInput(): void {

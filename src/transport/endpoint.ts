@@ -6,9 +6,9 @@
  * world's messages carry nothing extra. Point-to-point traffic of every world uses the job's
  * communicators with job ranks; a split world's collectives use its own communicator.
  */
-import { Errors, type TtgError } from './errors.js';
+import { Errors, type TtgError } from '../base/errors.js';
 import { abortJobOnFailedExit } from './exit-on-error.js';
-import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from './native.js';
+import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from '../native/addon.js';
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
 const NO_SIZES = new Float64Array(0);

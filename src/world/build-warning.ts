@@ -3,7 +3,7 @@
  * find that out from a figure. `initialize()` prints one line on stderr saying what is missing
  * and how to get it.
  */
-import { loadNative, nativeLoadError, type NativeInfo } from './native.js';
+import { loadNative, nativeLoadError, type NativeInfo } from '../native/addon.js';
 
 const HOW = 'run scripts/install-system-packages.sh as root, then npm run build:native';
 

@@ -3,7 +3,7 @@
  * {@link Transport}, and talks back to its world's core only through {@link TransportHost}.
  */
 
-import type { TtgError } from './errors.js';
+import type { TtgError } from '../base/errors.js';
 import type { Target, WireMessage } from './wire.js';
 
 /** What a transport may ask of its world's core. */
@@ -35,6 +35,8 @@ export interface TransportHost {
 export interface Transport {
   readonly rank: number;
   readonly size: number;
+  /** Id of the world it carries: 0 for the default world, the same on every rank of a split one. */
+  readonly worldId: number;
   /** Human-readable name for diagnostics, e.g. `local` or `mpi`. */
   readonly kind: string;
   /** Connects the transport to its world's core; called once, before any other call. */

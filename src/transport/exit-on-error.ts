@@ -7,7 +7,7 @@
 import { writeSync } from 'node:fs';
 import { inspect } from 'node:util';
 
-import { TtgError } from './errors.js';
+import { TtgError } from '../base/errors.js';
 
 /**
  * How long a failing rank waits between printing its error and aborting. The abort kills every

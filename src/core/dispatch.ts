@@ -2,7 +2,7 @@
  * The core's side of the transport seam: a transport hands every decoded message for this rank's
  * tasks to {@link Dispatch.accept}, and never looks up TTs itself.
  */
-import { Errors, type TtgError } from './errors.js';
+import { Errors, type TtgError } from '../base/errors.js';
 import type { Runtime } from './runtime.js';
 import type { TransportHost } from './transport.js';
 import type { TTImpl } from './tt.js';

@@ -3,9 +3,9 @@
  * xxhash32 of the payload parts (u32), trace flow id (f64), flags (u8). Both settings must be the
  * same on every rank (mpirun passes the environment to all of them).
  */
-import { hashBytes, hashParts } from './checksum.js';
-import { Errors } from './errors.js';
-import type { Tracer } from './trace.js';
+import { hashBytes, hashParts } from '../serialize/checksum.js';
+import { Errors } from '../base/errors.js';
+import type { Tracer } from '../core/trace.js';
 
 /** Bytes of a trailer. */
 export const TRAILER = 17;

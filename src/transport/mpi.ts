@@ -8,19 +8,19 @@
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
-import { checksumRequested, hashBytes, hashParts } from './checksum.js';
+import { checksumRequested, hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
-import { describeKey, Errors, TtgError, type TtgErrorCode } from './errors.js';
+import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
 import { decodeInput, encodeInput } from './input-header.js';
-import { MAX_WORLD_ID, WORLD_BIT, type Arrival, type MpiEndpoint, type WorldReceiver } from './mpi-endpoint.js';
-import type { NativeAddon } from './native.js';
+import { MAX_WORLD_ID, WORLD_BIT, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
+import type { NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { traceFileFromEnv, tracer } from './trace.js';
+import { traceFileFromEnv, tracer } from '../core/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { Transport, TransportHost } from './transport.js';
+import type { Transport, TransportHost } from '../core/transport.js';
 import { serializeError } from './serialize-error.js';
 import { rehearse } from './travel-check.js';
-import { Wire, type Target, type WireMessage } from './wire.js';
+import { Wire, type Target, type WireMessage } from '../core/wire.js';
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
@@ -288,12 +288,20 @@ export class MpiTransport implements Transport, WorldReceiver {
     const ep = this.endpoint;
     const all = new Float64Array(3 * this.size);
     all.set([color, key, ep.nextWorldId], 3 * this.rank);
-    const got = await this.native.allreduce(all, 0, this.place.comm);
+    ep.hold(true);
+    let got: Float64Array;
+    let made: Float64Array;
+    try {
+      got = await this.native.allreduce(all, 0, this.place.comm);
+      made = await this.native.split(this.place.comm, color, key);
+    } finally {
+      ep.hold(false);
+    }
     const peers: number[] = [];
     for (let r = 0; r < this.size; r++) if (got[3 * r] === color) peers.push(r);
     peers.sort((a, b) => got[3 * a + 1]! - got[3 * b + 1]! || a - b);
     const id = Math.max(...peers.map((r) => got[3 * r + 2]!));
-    const [comm, rank, size] = await this.native.split(this.place.comm, color, key);
+    const [comm, rank, size] = made;
     if (color < 0) return undefined;
     if (id > MAX_WORLD_ID) throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, this.rank);
     if (rank !== peers.indexOf(this.rank) || size !== peers.length) {

@@ -3,7 +3,7 @@
  * of type `V`; `V = void` makes it a control edge (keys only, `sendk`).
  */
 import type { InputTerminal } from './input-terminal.js';
-import { Errors } from './errors.js';
+import { Errors } from '../base/errors.js';
 import type { TTImpl } from './tt.js';
 
 /** A producer end: output terminal `index` of some TT. */
