@@ -13,7 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 import { replayGemms } from './kernel-replay.js';
 import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
 import { localOperands } from '../examples/bspmm/operands.js';

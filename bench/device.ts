@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 
 const NB = 256;
 const cores = availableParallelism();

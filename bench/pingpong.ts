@@ -34,7 +34,7 @@
 
 import * as ttg from 'ttg';
 
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 import { measureCpuStalls } from './cpu-stalls.js';
 import { relaunchUnderMpirun } from './mpi-launch.js';
 

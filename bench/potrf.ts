@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';

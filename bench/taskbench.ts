@@ -19,7 +19,7 @@
 
 import * as ttg from 'ttg';
 
-import { requireNative } from '../src/ttg/native.js';
+import { requireNative } from '../src/native/addon.js';
 import { relaunchUnderMpirun } from './mpi-launch.js';
 
 const COLS = Number(process.env['BENCH_COLS'] ?? 1);
