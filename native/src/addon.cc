@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "settings.h"
 #include "build_info.h"
 #include "checksum.h"
 #include "comm_thread.h"
@@ -87,6 +88,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                          });
     define_device_exports(env, exports);
     define_busy_exports(env, exports);
+    define_settings_exports(env, exports);
   }
 
   void Deliver(Napi::Env env, Napi::Function fn) {

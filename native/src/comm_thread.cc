@@ -15,6 +15,7 @@
 // detection of *incoming* messages pays the back-off. An outstanding collective alone (a fence
 // wave waiting for a rank that computes) does not keep the thread spinning.
 // Measured on a 2-vCPU VM: a flat 50 us cap costs ~33% of a core per idle rank, 500 us ~3%.
+#include "settings.h"
 #include "comm_thread.h"
 
 #include "cpu_pressure.h"
@@ -46,13 +47,6 @@ Arrival error_arrival(const std::string& what) {
   return a;
 }
 
-unsigned us_from_env(const char* name, unsigned fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return fallback;
-  const long n = std::strtol(v, nullptr, 10);
-  return n > 0 && n < 1000000 ? static_cast<unsigned>(n) : fallback;
-}
-
 constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
 
 }  // namespace
@@ -63,15 +57,13 @@ void CommThread::start(bool use_mpi, Wake wake) {
     throw std::runtime_error("ttg_native: MPI was finalized in this process and cannot be started again");
   }
   wake_ = std::move(wake);
-  max_idle_us_ = us_from_env("TTG_COMM_IDLE_US", 50);
-  deep_idle_us_ = std::max(max_idle_us_, us_from_env("TTG_COMM_DEEP_IDLE_US", 500));
-  compute_idle_us_ = std::max(max_idle_us_, us_from_env("TTG_COMM_COMPUTE_IDLE_US", 2000));
-  // "0" turns spinning off (us_from_env only accepts positive values).
-  const char* spin0 = std::getenv("TTG_COMM_SPIN_US");
-  spin_us_ = spin0 != nullptr && std::strtol(spin0, nullptr, 10) == 0 ? 0 : us_from_env("TTG_COMM_SPIN_US", 1000);
-  spin_busy_us_ = spin_us_ == 0 ? 0 : std::max(spin_us_, us_from_env("TTG_COMM_SPIN_BUSY_US", 20000));
-  const char* ys = std::getenv("TTG_YIELD_ON_SEND");
-  yield_on_send_ = ys == nullptr || std::strcmp(ys, "0") != 0;
+  const Settings& s = settings();
+  max_idle_us_ = s.comm_idle_us;
+  deep_idle_us_ = s.comm_deep_idle_us;
+  compute_idle_us_ = s.comm_compute_idle_us;
+  spin_us_ = s.comm_spin_us;
+  spin_busy_us_ = s.comm_spin_busy_us;
+  yield_on_send_ = s.yield_on_send;
   stats.reset();
   std::promise<void> ready;
   std::future<void> up = ready.get_future();

@@ -1,3 +1,4 @@
+#include "settings.h"
 #include "kernel_pool.h"
 
 #include "cpu_pressure.h"
@@ -10,8 +11,7 @@ namespace ttg {
 
 void KernelPool::start(int streams, Wake wake) {
   wake_ = std::move(wake);
-  const char* depth = std::getenv("TTG_DEVICE_WAKE_DEPTH");
-  if (depth != nullptr) wake_depth_ = std::atoi(depth);
+  wake_depth_ = settings().device_wake_depth;
   host_blas_single_threaded();
   for (int i = 0; i < streams; ++i) {
     streams_.push_back(std::make_unique<Stream>());

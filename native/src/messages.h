@@ -2,6 +2,7 @@
 // here, so the comm thread and the transports stay testable and free of JS concerns.
 #pragma once
 
+#include "settings.h"
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -104,11 +105,7 @@ class RecvPool {
     const std::size_t align = bytes >= kHuge / 2 ? kHuge : 4096;
     return (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
   }
-  RecvPool() {
-    const char* v = std::getenv("TTG_RECV_POOL_MB");
-    const long long mb = v == nullptr ? 256 : std::strtoll(v, nullptr, 10);
-    limit_ = mb < 0 ? 0 : static_cast<std::size_t>(mb) << 20;
-  }
+  RecvPool() : limit_(settings().recv_pool_bytes) {}
   std::mutex mu_;
   std::map<std::size_t, std::vector<void*>> free_;
   std::size_t free_bytes_ = 0;

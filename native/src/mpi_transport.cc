@@ -27,6 +27,7 @@
 
 #include "checksum.h"
 #include "mpi_check.h"
+#include "settings.h"
 #include "transport.h"
 
 namespace ttg {
@@ -44,13 +45,6 @@ struct Head {
   std::int32_t tag;
   std::uint32_t flags;
 };
-
-std::size_t eager_limit() {
-  const char* v = std::getenv("TTG_EAGER_BYTES");
-  if (v == nullptr) return 64 * 1024;
-  const long long n = std::strtoll(v, nullptr, 10);
-  return n < 0 ? 0 : static_cast<std::size_t>(std::min<long long>(n, 1 << 28));
-}
 
 struct PendingSend {
   OwnedBytes envelope;  // must outlive its MPI_Isend
@@ -109,9 +103,8 @@ class MpiTransport final : public Transport {
     TTG_CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
     tag_ub_ = flag ? *static_cast<int*>(ub) : 32767;
     next_tag_.assign(size_, 0);
-    eager_limit_ = eager_limit();
-    const char* pre = std::getenv("TTG_PRERECV");
-    prerecv_ = pre == nullptr || std::strcmp(pre, "0") != 0;
+    eager_limit_ = settings().eager_bytes;
+    prerecv_ = settings().prerecv;
   }
 
   int rank() const override { return rank_; }

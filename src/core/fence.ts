@@ -5,7 +5,8 @@ import { Errors } from '../base/errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
-import { hangTimeout, Watchdog } from './watchdog.js';
+import { hangTimeout } from '../base/settings.js';
+import { Watchdog } from './watchdog.js';
 
 /** Options of `fence`. */
 export interface FenceOptions {

@@ -151,12 +151,6 @@ export function writeTrace(file: string, chunks: readonly string[]): void {
   writeFileSync(file, `{"displayTimeUnit":"ms","traceEvents":[\n${body}\n]}\n`);
 }
 
-/** The trace file named by TTG_TRACE, or undefined. */
-export function traceFileFromEnv(): string | undefined {
-  const f = process.env['TTG_TRACE'];
-  return f === undefined || f === '' ? undefined : f;
-}
-
 /** The tracer of this process, or undefined when tracing is off (set by `initialize`). */
 export let tracer: Tracer | undefined;
 

@@ -13,15 +13,6 @@ import { collectReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
 
-/** Default of TTG_HANG_TIMEOUT, in seconds. */
-export const DEFAULT_HANG_TIMEOUT_S = 30;
-
-/** Seconds of TTG_HANG_TIMEOUT (a positive number), else the default. */
-export function hangTimeout(): number {
-  const v = Number(process.env['TTG_HANG_TIMEOUT']);
-  return Number.isFinite(v) && v > 0 ? v : DEFAULT_HANG_TIMEOUT_S;
-}
-
 /** Watches one fence; `hung` rejects with `E_HANG` when the world stopped moving. */
 export class Watchdog {
   /** Rejects with the hang error; never resolves. */

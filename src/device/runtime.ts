@@ -3,6 +3,7 @@
  * Devices belong to the process, so the worlds of a process share them. `initialize()` starts it;
  * `finalize()` stops it.
  */
+import { deviceSpec } from '../base/settings.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { startBackend, type Backend } from './backend.js';
@@ -42,7 +43,7 @@ export function requireRuntime(): DeviceRuntime {
  */
 export async function initDevices(options: DeviceOptions | undefined): Promise<void> {
   if (current !== undefined) return;
-  const o = resolveOptions(options, process.env['TTG_DEVICE']);
+  const o = resolveOptions(options, deviceSpec());
   const native = loadNative();
   if (native === null) {
     disabledWhy = `the native addon did not load (${nativeLoadError() ?? 'unknown'}); build it with \`npm run build:native\``;

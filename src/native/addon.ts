@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { nativeSettings, type NativeSettings } from '../base/settings.js';
+
 /** What the addon was compiled with (not what the current run uses). */
 export interface NativeInfo {
   /** Built with the MPI transport. */
@@ -223,6 +225,8 @@ export interface NativeAddon {
    * of `comm` is entering it (it blocks the comm thread until they have).
    */
   split(comm: number, color: number, key: number): Promise<Float64Array>;
+  /** Sets the addon's tuning (read from the environment by src/base/settings.ts); call before `start`. */
+  configure(settings: NativeSettings): void;
   /**
    * Raw MPI baseline: `iters` blocking round trips of `bytes` between this rank and `peer`,
    * run entirely in the comm thread. Both ranks must call it. With `verify`, each rank checks
@@ -281,7 +285,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
+  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf', 'busy',
 ];
 
@@ -317,6 +321,7 @@ export function loadNative(): NativeAddon | null {
     const missing = REQUIRED.filter((k) => typeof addon[k] !== 'function');
     if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')} (stale build?)`);
     cached = addon as NativeAddon;
+    cached.configure(nativeSettings());
   } catch (e) {
     reason = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'unknown error';
     cached = null;

@@ -7,12 +7,6 @@ import xxhash, { type XXHashAPI } from 'xxhash-wasm';
 
 let api: XXHashAPI | undefined;
 
-/** True when TTG_CHECKSUM asks for checksums (`1`, `true`, `on`). */
-export function checksumRequested(): boolean {
-  const v = process.env['TTG_CHECKSUM'];
-  return v !== undefined && /^(1|true|on|yes)$/i.test(v);
-}
-
 /** Loads xxhash-wasm; call before hashing. */
 export async function initChecksum(): Promise<void> {
   if (api === undefined) api = await xxhash();

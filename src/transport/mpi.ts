@@ -8,14 +8,15 @@
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
-import { checksumRequested, hashBytes, hashParts } from '../serialize/checksum.js';
+import { checksumRequested, traceFile } from '../base/settings.js';
+import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { MAX_WORLD_ID, WORLD_BIT, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import type { NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { traceFileFromEnv, tracer } from '../core/trace.js';
+import { tracer } from '../core/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { Transport, TransportHost } from '../core/transport.js';
 import { serializeError } from './serialize-error.js';
@@ -98,7 +99,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   /** The default world's transport over `endpoint`, or (with `place`) a split world's. */
   constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [] }) {
     this.native = endpoint.native;
-    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFileFromEnv() !== undefined ? Trail.Trace : 0);
+    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFile() !== undefined ? Trail.Trace : 0);
     if (place.id === 0) {
       this.rank = endpoint.rank;
       this.size = endpoint.size;

@@ -10,12 +10,6 @@ import { serializeError } from './serialize-error.js';
 import type { TransportHost } from '../core/transport.js';
 import { Wire, type Target, type WireMessage } from '../core/wire.js';
 
-/** True when TTG_CHECK_SERIALIZE asks for the check (`1`, `true`, `on`, `yes`). */
-export function travelCheckRequested(): boolean {
-  const v = process.env['TTG_CHECK_SERIALIZE'];
-  return v !== undefined && /^(1|true|on|yes)$/i.test(v);
-}
-
 /** Encodes and decodes the delivery of `value` to input `terminal` of TT `ttId` for `key`; throws E_SERIALIZE. */
 export function rehearse(host: TransportHost, target: Target, value: unknown, rank: number): void {
   const msg: WireMessage = [Wire.Input, [target], value];

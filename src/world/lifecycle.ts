@@ -7,19 +7,19 @@ import { finalizeDevices, initDevices } from '../device/runtime.js';
 import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
-import { checksumRequested, initChecksum } from '../serialize/checksum.js';
+import { checksumRequested, traceFile, travelCheckRequested } from '../base/settings.js';
+import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import type { FenceOptions } from '../core/fence.js';
 import type { FenceReport } from '../core/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime } from '../core/runtime.js';
 import { World } from '../core/world.js';
-import { startTracing, stopTracing, traceFileFromEnv, tracer, writeTrace } from '../core/trace.js';
+import { startTracing, stopTracing, tracer, writeTrace } from '../core/trace.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
 import type { Transport } from '../core/transport.js';
-import { travelCheckRequested } from '../transport/travel-check.js';
 
 
 /** Options of {@link initialize}. */
@@ -45,8 +45,8 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   const transport = chooseTransport();
   rt.checkTravel = travelCheckRequested();
   rt.start(transport, devicePort);
-  const traceFile = traceFileFromEnv();
-  if (traceFile !== undefined) rt.scheduler.tracer = startTracing(traceFile, transport.rank);
+  const trace = traceFile();
+  if (trace !== undefined) rt.scheduler.tracer = startTracing(trace, transport.rank);
   await initDevices(options.device);
   world = new World(rt);
   return world;

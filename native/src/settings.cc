@@ -1,0 +1,42 @@
+#include "settings.h"
+
+namespace ttg {
+
+Settings& settings() {
+  static Settings s;
+  return s;
+}
+
+namespace {
+
+template <typename T>
+void take(const Napi::Object& o, const char* name, T& field) {
+  Napi::Value v = o.Get(name);
+  if (v.IsNumber()) field = static_cast<T>(v.As<Napi::Number>().DoubleValue());
+  else if (v.IsBoolean()) field = static_cast<T>(v.As<Napi::Boolean>().Value());
+}
+
+Napi::Value Configure(const Napi::CallbackInfo& info) {
+  if (!info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "ttg_native.configure: needs a settings object");
+  const Napi::Object o = info[0].As<Napi::Object>();
+  Settings& s = settings();
+  take(o, "eagerBytes", s.eager_bytes);
+  take(o, "prerecv", s.prerecv);
+  take(o, "recvPoolBytes", s.recv_pool_bytes);
+  take(o, "commIdleUs", s.comm_idle_us);
+  take(o, "commDeepIdleUs", s.comm_deep_idle_us);
+  take(o, "commComputeIdleUs", s.comm_compute_idle_us);
+  take(o, "commSpinUs", s.comm_spin_us);
+  take(o, "commSpinBusyUs", s.comm_spin_busy_us);
+  take(o, "yieldOnSend", s.yield_on_send);
+  take(o, "deviceWakeDepth", s.device_wake_depth);
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+void define_settings_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("configure", Napi::Function::New(env, Configure, "configure"));
+}
+
+}  // namespace ttg

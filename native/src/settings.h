@@ -1,0 +1,31 @@
+// Tuning of the comm thread, the MPI transport and the kernel pools. JS reads every TTG_*
+// variable (src/base/settings.ts) and hands the values over with configure() before start():
+// the addon reads no environment variable itself.
+#pragma once
+
+#include <napi.h>
+
+#include <cstddef>
+
+namespace ttg {
+
+struct Settings {
+  std::size_t eager_bytes = 64 * 1024;       // TTG_EAGER_BYTES
+  bool prerecv = true;                       // TTG_PRERECV
+  std::size_t recv_pool_bytes = 256u << 20;  // TTG_RECV_POOL_MB
+  unsigned comm_idle_us = 50;                // TTG_COMM_IDLE_US
+  unsigned comm_deep_idle_us = 500;          // TTG_COMM_DEEP_IDLE_US
+  unsigned comm_compute_idle_us = 2000;      // TTG_COMM_COMPUTE_IDLE_US
+  unsigned comm_spin_us = 1000;              // TTG_COMM_SPIN_US
+  unsigned comm_spin_busy_us = 20000;        // TTG_COMM_SPIN_BUSY_US
+  bool yield_on_send = true;                 // TTG_YIELD_ON_SEND
+  int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
+};
+
+// The values given to configure(), or the defaults.
+Settings& settings();
+
+// configure({ eagerBytes, prerecv, ... }): fields missing from the object keep their value.
+void define_settings_exports(Napi::Env env, Napi::Object exports);
+
+}  // namespace ttg

@@ -1,0 +1,88 @@
+/**
+ * Every `TTG_*` environment variable is read here and nowhere else (the README's "Tuning
+ * variables" table lists them). Read when asked, so a variable set before `initialize` counts.
+ * The addon's tuning goes to it through `configure` (src/native/addon.ts).
+ */
+
+/** Default of TTG_HANG_TIMEOUT, in seconds. */
+export const DEFAULT_HANG_TIMEOUT_S = 30;
+
+const env = (name: string): string | undefined => process.env[name];
+
+/** `1`, `true`, `on` or `yes` (any case). */
+function flag(name: string): boolean {
+  const v = env(name);
+  return v !== undefined && /^(1|true|on|yes)$/i.test(v);
+}
+
+/** On unless the variable is `0`. */
+function unlessZero(name: string): boolean {
+  return env(name) !== '0';
+}
+
+/** A number of microseconds in (0, 1e6), else `fallback`. */
+function micros(name: string, fallback: number): number {
+  const n = Number(env(name));
+  return Number.isInteger(n) && n > 0 && n < 1e6 ? n : fallback;
+}
+
+/** A non-negative integer (negative: 0), else `fallback`. */
+function count(name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = env(name);
+  const n = v === undefined || v === '' ? NaN : Math.trunc(Number(v));
+  return Number.isNaN(n) ? fallback : Math.min(Math.max(n, 0), max);
+}
+
+/** TTG_TRACE: the trace file, or undefined. */
+export function traceFile(): string | undefined {
+  const f = env('TTG_TRACE');
+  return f === undefined || f === '' ? undefined : f;
+}
+
+/** TTG_CHECKSUM: every message carries checksums. */
+export const checksumRequested = (): boolean => flag('TTG_CHECKSUM');
+
+/** TTG_CHECK_SERIALIZE: deliveries within a rank are encoded and decoded too. */
+export const travelCheckRequested = (): boolean => flag('TTG_CHECK_SERIALIZE');
+
+/** TTG_HANG_TIMEOUT: seconds without progress before a fence reports a hang. */
+export function hangTimeout(): number {
+  const v = Number(env('TTG_HANG_TIMEOUT'));
+  return Number.isFinite(v) && v > 0 ? v : DEFAULT_HANG_TIMEOUT_S;
+}
+
+/** TTG_DEVICE: `backend[:devices[:memory]]`, or undefined. */
+export const deviceSpec = (): string | undefined => env('TTG_DEVICE');
+
+/** The addon's tuning (field names as its `configure` takes them). */
+export interface NativeSettings {
+  eagerBytes: number;
+  prerecv: boolean;
+  recvPoolBytes: number;
+  commIdleUs: number;
+  commDeepIdleUs: number;
+  commComputeIdleUs: number;
+  commSpinUs: number;
+  commSpinBusyUs: number;
+  yieldOnSend: boolean;
+  deviceWakeDepth: number;
+}
+
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_* and TTG_DEVICE_WAKE_DEPTH. */
+export function nativeSettings(): NativeSettings {
+  const idle = micros('TTG_COMM_IDLE_US', 50);
+  // "0" turns spinning off
+  const spin = Number(env('TTG_COMM_SPIN_US')) === 0 && env('TTG_COMM_SPIN_US') !== undefined ? 0 : micros('TTG_COMM_SPIN_US', 1000);
+  return {
+    eagerBytes: count('TTG_EAGER_BYTES', 64 * 1024, 2 ** 28),
+    prerecv: unlessZero('TTG_PRERECV'),
+    recvPoolBytes: count('TTG_RECV_POOL_MB', 256) * 2 ** 20,
+    commIdleUs: idle,
+    commDeepIdleUs: Math.max(idle, micros('TTG_COMM_DEEP_IDLE_US', 500)),
+    commComputeIdleUs: Math.max(idle, micros('TTG_COMM_COMPUTE_IDLE_US', 2000)),
+    commSpinUs: spin,
+    commSpinBusyUs: spin === 0 ? 0 : Math.max(spin, micros('TTG_COMM_SPIN_BUSY_US', 20000)),
+    yieldOnSend: unlessZero('TTG_YIELD_ON_SEND'),
+    deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
+  };
+}
