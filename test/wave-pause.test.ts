@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { wavePauseUs } from '../src/transport/mpi.js';
+import { wavePauseUs } from '../src/transport/waves.js';
 
 describe('fence waves: pause between waves', () => {
   it('is none at the start of a fence, a small share of its length later, and bounded', () => {

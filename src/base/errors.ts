@@ -197,3 +197,12 @@ export const Errors = {
     return new TtgError('E_INCOMPLETE', `${count} task(s) still miss inputs at fence: ${summary}`, { rank });
   },
 } as const;
+
+/**
+ * A runtime error raised inside a body without a TT of its own (e.g. a kernel's bad argument)
+ * gets the failing task's TT, key and rank, so the message says where it happened.
+ */
+export function withTask(e: TtgError, tt: string, key: unknown, rank: number): TtgError {
+  if (e.tt !== undefined) return e;
+  return new TtgError(e.code, e.detail, { tt, terminal: e.terminal, key, rank, cause: e });
+}

@@ -74,7 +74,7 @@ export class Dispatch implements TransportHost {
         const value = msg[2];
         for (const [ttId, terminal, keys] of msg[1]) {
           const tt = this.lookup(ttId);
-          for (const key of keys) tt.receive(terminal, key, value);
+          for (const key of keys) tt.assembly.receive(terminal, key, value);
         }
         return;
       }
@@ -85,7 +85,7 @@ export class Dispatch implements TransportHost {
         this.lookup(msg[1]).finalizeStream(msg[2], msg[3]);
         return;
       case Wire.Invoke:
-        this.lookup(msg[1]).invokeLocal(msg[2]);
+        this.lookup(msg[1]).assembly.invokeLocal(msg[2]);
         return;
       default:
         throw Errors.transport(`unknown message kind ${String(msg[0])}`, this.rt.rank);

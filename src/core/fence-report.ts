@@ -37,18 +37,18 @@ export interface FenceReport {
 /** Collects the report; also forgets TTs that hold nothing, so finished graphs can be collected. */
 export function collectReport(rt: Runtime): FenceReport {
   const incomplete: IncompleteTask[] = [];
-  const liveTTs = rt.live;
-  for (const tt of liveTTs) {
+  for (const a of rt.live) {
+    const tt = a.tt;
     let any = false;
-    for (const t of tt.pendingTasks()) {
+    for (const t of a.pendingTasks()) {
       any = true;
       const missing: number[] = [];
       for (let i = 0; i < t.args.length; i++) if ((t.got & (1 << i)) === 0) missing.push(i);
       incomplete.push({ tt: tt.name, key: t.key, missing, edges: missing.map((i) => tt.inputs[i]!.edgeName) });
     }
     if (!any) {
-      liveTTs.delete(tt);
-      tt.live = false;
+      rt.live.delete(a);
+      a.live = false;
     }
   }
   const held: HeldTaskReport[] = [];
@@ -72,9 +72,9 @@ export function formatReport(r: FenceReport, rank: number, limit = 10): string {
 
 /** Forgets everything pending (after a failed run, so the next graph starts clean). */
 export function clearPending(rt: Runtime): void {
-  for (const tt of rt.live) {
-    tt.clearPending();
-    tt.live = false;
+  for (const a of rt.live) {
+    a.clearPending();
+    a.live = false;
   }
   rt.live.clear();
   for (const c of rt.constraints) c.dropHeld(rt);

@@ -19,7 +19,7 @@ export function routeBroadcast(rt: Runtime, targets: readonly RouteTarget[], val
   let remote: Map<number, Target[]> | undefined;
   for (const { tt, terminal, keys } of targets) {
     if (!tt.isRouted) {
-      for (let k = 0; k < keys.length; k++) tt.receive(terminal, keys[k], value);
+      for (let k = 0; k < keys.length; k++) tt.assembly.receive(terminal, keys[k], value);
       continue;
     }
     let lastDest = -1;
@@ -28,7 +28,7 @@ export function routeBroadcast(rt: Runtime, targets: readonly RouteTarget[], val
       const key = keys[k];
       const owner = tt.ownerOf(key);
       if (owner === rt.rank) {
-        tt.receive(terminal, key, value);
+        tt.assembly.receive(terminal, key, value);
         continue;
       }
       if (owner !== lastDest) {

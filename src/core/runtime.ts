@@ -3,6 +3,7 @@
  * worlds (the default one and those made by `World.split`) run side by side in one process, each
  * with its own TTs, scheduler, termination detection, fences and errors.
  */
+import type { Assembly } from './assembly.js';
 import type { SequencedKeysConstraint } from './constraint.js';
 import type { DevicePort } from './device-port.js';
 import { Errors } from '../base/errors.js';
@@ -41,8 +42,8 @@ export class Runtime {
   /** The device layer, shared by the worlds of a process (undefined: no device support). */
   device: DevicePort | undefined = undefined;
   readonly scheduler: Scheduler;
-  /** TTs of this world that may hold pending tasks, for fence reports. */
-  readonly live = new Set<TTImpl>();
+  /** Assemblies of this world's TTs that may hold pending tasks, for fence reports. */
+  readonly live = new Set<Assembly>();
   /** Constraints used by TTs of this world, for fence reports. */
   readonly constraints = new Set<SequencedKeysConstraint<never>>();
   private readonly byId = new Map<number, WeakRef<TTImpl>>();

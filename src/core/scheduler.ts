@@ -5,9 +5,11 @@
  */
 import { BodyKind, callBody, isThenable } from './body.js';
 import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
-import { Errors, TtgError } from '../base/errors.js';
+import { Errors, TtgError, withTask } from '../base/errors.js';
 import { ReadyQueue } from './ready-queue.js';
-import { Task } from './task.js';
+import { SuspendedTasks } from './suspended.js';
+import { callAsyncBody, inTask } from './task-calls.js';
+import type { Task } from './task.js';
 import type { Tracer } from './trace.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
@@ -42,10 +44,7 @@ export class Scheduler {
   sliceMs = 5;
   /** Resumptions of suspended bodies (progress the hang watchdog can see). */
   resumed = 0;
-  /** Head of the list of suspended tasks (a sentinel; see Task.nextSuspended). */
-  private readonly suspendedHead = new Task(undefined as never, undefined, []);
-  /** Start times of traced tasks that suspended, for their async spans. */
-  private readonly spanStart = new Map<Task, number>();
+  private readonly suspended = new SuspendedTasks();
 
   private readonly drainFn = () => this.drain();
   /** The device layer (set when the world starts). */
@@ -123,47 +122,6 @@ export class Scheduler {
 
   private readonly queueDrainFn = () => queueMicrotask(this.drainFn);
 
-  /** {@link inTask} for an async body, without a closure until the task context is on. */
-  private callAsync(t: Task, body: AnyBody): unknown {
-    const dev = this.device;
-    if (dev === undefined) return callBody(body, t.key, t.args, t);
-    this.checkContext(t, dev);
-    const ctx = dev.taskContext;
-    if (ctx !== undefined) return ctx.run(t, () => callBody(body, t.key, t.args, t));
-    dev.calling = t;
-    try {
-      return callBody(body, t.key, t.args, t);
-    } finally {
-      dev.calling = undefined;
-      dev.taskContext?.leave();
-    }
-  }
-
-  /** Lets the device layer see the body of `t`'s TT before its first task, while the task context is off. */
-  private checkContext(t: Task, dev: DevicePort): void {
-    const tt = t.tt;
-    if (dev.taskContext !== undefined || tt.contextChecked) return;
-    tt.contextChecked = true;
-    dev.checkAsyncBody(tt.body as Function);
-  }
-
-  /** Calls `f` (an async body, or a step of an async generator) as the code of task `t`. */
-  private inTask<R>(t: Task, f: () => R): R {
-    const dev = this.device;
-    if (dev === undefined) return f();
-    this.checkContext(t, dev);
-    const ctx = dev.taskContext;
-    if (ctx !== undefined) return ctx.run(t, f);
-    dev.calling = t;
-    try {
-      return f();
-    } finally {
-      dev.calling = undefined;
-      // a device step made by `f` has just set up the context, and entered it for `t`: leave it
-      dev.taskContext?.leave();
-    }
-  }
-
   private drain(): void {
     this.scheduled = false;
     if (this.draining) return;
@@ -193,7 +151,7 @@ export class Scheduler {
     if (dev !== undefined && (hostBody || tt.consumeMask !== 0)) {
       let p: PromiseLike<void> | undefined;
       try {
-        p = hostBody ? dev.toHost(t.args, tt.consumeMask, t) : toHostForCopies(dev, t);
+        p = hostBody ? dev.toHost(t.args, tt.consumeMask, t) : t.tt.assembly.sharedToHost(dev, t);
       } catch (e) {
         this.fail(t, e);
         return;
@@ -215,7 +173,7 @@ export class Scheduler {
     const t0 = tr.now();
     this.callBody(t);
     tr.slice(t.tt.name, t.key, t0);
-    if (t.nextSuspended !== undefined) this.spanStart.set(t, t0);
+    if (t.nextSuspended !== undefined) this.suspended.traced(t, t0);
   }
 
   private callBody(t: Task): void {
@@ -223,8 +181,8 @@ export class Scheduler {
     const body = tt.body as AnyBody;
     let r: unknown;
     try {
-      if (tt.consumeMask !== 0) tt.privatize(t);
-      r = tt.kind === BodyKind.Async ? this.callAsync(t, body) : callBody(body, t.key, t.args, t);
+      if (tt.consumeMask !== 0) tt.assembly.privatize(t);
+      r = tt.kind === BodyKind.Async ? callAsyncBody(this.device, t, body) : callBody(body, t.key, t.args, t);
     } catch (e) {
       this.fail(t, e);
       return;
@@ -247,42 +205,13 @@ export class Scheduler {
   }
 
   private settleWith(t: Task, p: PromiseLike<unknown>): void {
-    this.suspend(t);
+    this.suspended.add(t);
     p.then(() => this.finish(t), (e: unknown) => this.fail(t, e));
-  }
-
-  /** Lists `t` among the suspended tasks (once). */
-  private suspend(t: Task): void {
-    if (t.nextSuspended !== undefined) return;
-    const h = this.suspendedHead;
-    const first = h.nextSuspended ?? h;
-    t.prevSuspended = h;
-    t.nextSuspended = first;
-    h.nextSuspended = t;
-    first.prevSuspended = t;
-  }
-
-  private unsuspend(t: Task): void {
-    const p = t.prevSuspended!;
-    const n = t.nextSuspended!;
-    p.nextSuspended = n === this.suspendedHead && p === this.suspendedHead ? undefined : n;
-    n.prevSuspended = p;
-    t.prevSuspended = t.nextSuspended = undefined;
-    if (this.tracer !== undefined) {
-      const t0 = this.spanStart.get(t);
-      if (t0 !== undefined) {
-        this.spanStart.delete(t);
-        this.tracer.span(t.tt.name, t.key, t0, false);
-      }
-    }
   }
 
   /** Tasks whose bodies await a promise or a device step. */
   suspendedTasks(): Task[] {
-    const out: Task[] = [];
-    const h = this.suspendedHead;
-    for (let t = h.nextSuspended; t !== undefined && t !== h; t = t.nextSuspended) out.push(t);
-    return out;
+    return this.suspended.list();
   }
 
   /** Tasks queued or started but not finished. */
@@ -296,10 +225,10 @@ export class Scheduler {
    */
   abandonSuspended(): void {
     for (const t of this.suspendedTasks()) {
-      this.unsuspend(t);
+      this.suspended.remove(t, this.tracer);
       t.abandoned = true;
       this.outstanding--;
-      t.tt.taskDone(t);
+      t.tt.assembly.taskDone(t);
     }
     this.checkIdle();
   }
@@ -364,7 +293,7 @@ export class Scheduler {
         isThrow = false;
         continue;
       }
-      this.suspend(t);
+      this.suspended.add(t);
       if (kind === 'parkable') {
         t.parkedOn = it;
         (p as ParkableStep).park(t);
@@ -379,7 +308,7 @@ export class Scheduler {
   private stepAsync(t: Task, it: AsyncIterator<unknown>, input: unknown, isThrow: boolean): void {
     let p: Promise<IteratorResult<unknown>>;
     try {
-      p = this.inTask(t, () => {
+      p = inTask(this.device, t, () => {
         const ctx = t.deviceState;
         if (ctx === undefined) return isThrow ? it.throw!(input) : it.next(input);
         return this.device!.stepNext(ctx, it, input, isThrow);
@@ -388,7 +317,7 @@ export class Scheduler {
       this.fail(t, e);
       return;
     }
-    this.suspend(t);
+    this.suspended.add(t);
     p.then((r) => {
       if (r.done === true) {
         this.finish(t);
@@ -423,27 +352,27 @@ export class Scheduler {
       this.fail(t, e);
       return true;
     }
-    this.suspend(t);
+    this.suspended.add(t);
     return true;
   }
 
   private finish(t: Task): void {
     if (t.deviceState !== undefined && this.endDevice(t, this.finishFn, undefined)) return;
-    if (t.nextSuspended !== undefined) this.unsuspend(t);
+    if (t.nextSuspended !== undefined) this.suspended.remove(t, this.tracer);
     else if (t.abandoned) return;
     this.outstanding--;
     this.completed++;
-    t.tt.taskDone(t);
+    t.tt.assembly.taskDone(t);
     if (this.outstanding === 0) this.checkIdle();
   }
 
   private fail(t: Task, e: unknown): void {
     if (t.deviceState !== undefined && this.endDevice(t, (x) => this.fail(x, e), e)) return;
-    if (t.nextSuspended !== undefined) this.unsuspend(t);
+    if (t.nextSuspended !== undefined) this.suspended.remove(t, this.tracer);
     else if (t.abandoned) return;
     this.outstanding--;
-    t.tt.taskDone(t);
-    this.recordError(e instanceof TtgError ? withTask(e, t, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e));
+    t.tt.assembly.taskDone(t);
+    this.recordError(e instanceof TtgError ? withTask(e, t.tt.name, t.key, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e));
   }
 
   /**
@@ -464,7 +393,7 @@ export class Scheduler {
 
   private drop(t: Task): void {
     this.discarded++;
-    t.tt.taskDone(t);
+    t.tt.assembly.taskDone(t);
   }
 
   private checkIdle(): void {
@@ -473,22 +402,4 @@ export class Scheduler {
     this.idleWaiters = [];
     for (const f of w) f();
   }
-}
-
-/**
- * A runtime error raised inside a body without a TT of its own (e.g. a kernel's bad argument)
- * gets the failing task's TT, key and rank, so the message says where it happened.
- */
-function withTask(e: TtgError, t: Task, rank: number): TtgError {
-  if (e.tt !== undefined) return e;
-  return new TtgError(e.code, e.detail, { tt: t.tt.name, terminal: e.terminal, key: t.key, rank, cause: e });
-}
-
-/**
- * A device task does not need its inputs on the host, except the consumable ones it must copy
- * because another task still holds them: the copy is made from the host data.
- */
-function toHostForCopies(dev: DevicePort, t: Task): PromiseLike<void> | undefined {
-  const shared = t.tt.sharedConsumed(t);
-  return shared === 0 ? undefined : dev.toHost(t.args.filter((_, i) => (shared & (1 << i)) !== 0), 0);
 }

@@ -1,19 +1,16 @@
 /**
  * Template tasks: `make_tt(body, inputs, outputs, options)` describes a family of tasks, one per
- * key. A TT collects the inputs that arrive for each key and hands complete tasks to the
- * scheduler (through its constraints, if any).
+ * key: the body, the wiring, placement, order and constraints. Where each value goes is decided
+ * here; collecting the values of a key into a task is its {@link Assembly}'s work.
  */
-import { checkKey, KeyShapeError } from '../serialize/key-codec.js';
+import { Errors } from '../base/errors.js';
 import { hashKey } from '../serialize/hash.js';
+import { Assembly } from './assembly.js';
 import { BodyKind, bodyKind } from './body.js';
 import type { OrdinalMapper, SequencedKeysConstraint } from './constraint.js';
-import { copyValue, holderCount, release, retain } from './cow.js';
 import { Edge, FusedEdge } from './edge.js';
-import { Errors, TtgError } from '../base/errors.js';
 import { InputTerminal, type Reducer } from './input-terminal.js';
-import { KeyMap } from './key-map.js';
 import { defaultRuntime, Runtime } from './runtime.js';
-import { Task } from './task.js';
 import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
 import { Wire } from './wire.js';
 import type { World } from './world.js';
@@ -48,19 +45,16 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal The scheduler asked src/device whether this TT's async body needs its task context. */
   contextChecked = false;
   /** @internal */ executable = false;
-  private readonly pending = new KeyMap<Task>();
-  /** @internal listed in its runtime's live TTs */
-  live = false;
   /** @internal The runtime of the world this TT belongs to. */
   readonly rt: Runtime;
-  /** Initial `Task.streams`, copied into each new task; undefined when no input reduces. */
-  private streamTemplate: number[] | undefined = undefined;
-  private simple: boolean;
+  /** @internal Its tasks on this rank: input assembly and lifecycle. */
+  readonly assembly: Assembly;
+  /** @internal Constraints its ready tasks pass, in order. */
+  readonly gates: Array<{ c: SequencedKeysConstraint<K>; map: OrdinalMapper<K> }> = [];
+  /** @internal */ priomap: ((key: K) => number) | undefined = undefined;
   private routed = false;
   private procmap: ((key: K) => number) | undefined = undefined;
-  private priomap: ((key: K) => number) | undefined = undefined;
   private devicemap: ((key: K) => number) | undefined = undefined;
-  private readonly gates: Array<{ c: SequencedKeysConstraint<K>; map: OrdinalMapper<K> }> = [];
 
   /** @internal use {@link make_tt} */
   constructor(rt: Runtime, body: Function, inputs: readonly AnyEdge[], outputs: readonly AnyEdge[], options: TTOptions) {
@@ -77,11 +71,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       this.consumeMask |= 1 << c;
       this.rt.trackRefs = true;
     }
-    this.simple = inputs.length === 1;
     inputs.forEach((e, i) => {
       for (const m of e.members()) m.sinks.push(this.inputs[i]!);
     });
     outputs.forEach((e, i) => e.sources.push({ tt: this as TTImpl, index: i }));
+    this.assembly = new Assembly(this as TTImpl);
   }
 
   /** The world this TT runs in. */
@@ -105,7 +99,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     if (n === 0) {
       const owner = this.routed ? this.ownerOf(key) : this.rt.rank;
       if (owner !== this.rt.rank) this.rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);
-      else this.invokeLocal(key);
+      else this.assembly.invokeLocal(key);
       return;
     }
     for (let i = 0; i < n; i++) this.deliver(i, key, values[i], false);
@@ -124,8 +118,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     }
     term.reducer = reducer as Reducer<unknown>;
     term.staticCount = count ?? -1;
-    this.streamTemplate = this.inputs.flatMap((t) => [0, t.reducer === undefined ? -1 : t.staticCount]);
-    this.simple = false;
+    this.assembly.reconfigure();
     this.rt.trackRefs = true;
     return this;
   }
@@ -177,7 +170,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     }
     this.gates.push({ c, map });
     this.rt.constraints.add(c as SequencedKeysConstraint<never>);
-    this.simple = false;
+    this.assembly.reconfigure();
     return this;
   }
 
@@ -219,73 +212,12 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       }
     }
     if (this.rt.checkTravel) this.rt.transport!.rehearse([this.id, idx, [key]], value);
-    this.receive(idx, key, value);
+    this.assembly.receive(idx, key, value);
   }
 
   /** @internal Whether keys of this TT may live on other ranks (so senders must ask `ownerOf`). */
   get isRouted(): boolean {
     return this.routed;
-  }
-
-  /** @internal Runs a TT without inputs for `key` on this rank. */
-  invokeLocal(key: unknown): void {
-    this.validKey(key, undefined);
-    this.ready(new Task(this as TTImpl, key, []));
-  }
-
-  /** @internal Stores a value that belongs to this rank. */
-  receive(idx: number, key: unknown, value: unknown): void {
-    if (this.simple) {
-      this.validKey(key, idx);
-      if (this.rt.trackRefs) retain(value);
-      const t = new Task(this as TTImpl, key, [value]);
-      t.got = 1;
-      t.missing = 0;
-      this.ready(t);
-      return;
-    }
-    const t = this.pendingTask(key, idx);
-    const term = this.inputs[idx]!;
-    const bit = 1 << idx;
-    if (term.reducer === undefined) {
-      if ((t.got & bit) !== 0) throw Errors.duplicateInput(this.name, idx, key, this.rt.rank);
-      t.args[idx] = value;
-      if (this.rt.trackRefs) retain(value);
-      this.inputComplete(t, bit);
-      return;
-    }
-    if ((t.got & bit) !== 0) {
-      throw Errors.reducerCount(this.name, idx, key, `a value arrived after the stream completed (${t.streams![2 * idx]} value(s) received)`, this.rt.rank);
-    }
-    const st = t.streams!;
-    const n = st[2 * idx]!;
-    st[2 * idx] = n + 1;
-    if (n === 0) {
-      t.args[idx] = value;
-      retain(value);
-    } else {
-      let acc = t.args[idx];
-      if (holderCount(acc) > 1) {
-        release(acc);
-        acc = copyValue(acc);
-        retain(acc);
-      }
-      let r: unknown;
-      try {
-        r = term.reducer(acc, value);
-      } catch (e) {
-        throw new TtgError('E_TASK_FAILED', `reducer of input ${idx} threw: ${e instanceof Error ? e.message : String(e)}`, {
-          tt: this.name, terminal: idx, key, rank: this.rt.rank, cause: e,
-        });
-      }
-      if (r !== undefined && r !== acc) {
-        release(acc);
-        retain(r);
-        acc = r;
-      }
-      t.args[idx] = acc;
-    }
-    if (n + 1 === st[2 * idx + 1]) this.inputComplete(t, bit);
   }
 
   /** @internal */
@@ -301,13 +233,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
         return;
       }
     }
-    const t = this.pendingTask(key, idx);
-    const got = t.streams![2 * idx]!;
-    if (got > n || (t.got & (1 << idx)) !== 0) {
-      throw Errors.reducerCount(this.name, idx, key, `stream size set to ${n} but ${got} value(s) already arrived${(t.got & (1 << idx)) !== 0 ? ' and the stream completed' : ''}`, this.rt.rank);
-    }
-    t.streams![2 * idx + 1] = n;
-    if (got === n) this.inputComplete(t, 1 << idx);
+    this.assembly.setStreamSize(idx, key, n);
   }
 
   /** @internal */
@@ -320,56 +246,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
         return;
       }
     }
-    const t = this.pendingTask(key, idx);
-    if ((t.got & (1 << idx)) !== 0) return;
-    this.inputComplete(t, 1 << idx);
-  }
-
-  /** @internal Bit i set when consumable input i is still held by someone else: {@link privatize} copies it. */
-  sharedConsumed(t: Task): number {
-    const mask = this.consumeMask;
-    let shared = 0;
-    for (let i = 0; i < t.args.length; i++) if ((mask & (1 << i)) !== 0 && holderCount(t.args[i]) > 1) shared |= 1 << i;
-    return shared;
-  }
-
-  /** @internal Gives consumable inputs that others still hold a private copy before the body runs. */
-  privatize(t: Task): void {
-    const mask = this.consumeMask;
-    const args = t.args;
-    for (let i = 0; i < args.length; i++) {
-      if ((mask & (1 << i)) === 0) continue;
-      const v = args[i];
-      if (holderCount(v) > 1) {
-        release(v);
-        const c = copyValue(v);
-        retain(c);
-        args[i] = c;
-      }
-    }
-  }
-
-  /** @internal The task finished (or was dropped): release what it held. */
-  taskDone(t: Task): void {
-    if (this.rt.trackRefs) for (const v of t.args) release(v);
-    for (let g = 0; g < t.gate; g++) this.gates[g]!.c.done();
-  }
-
-  /** @internal A constraint let `t` through; try the next one, then queue it. */
-  admitted(t: Task): void {
-    t.gate++;
-    this.ready(t);
-  }
-
-  /** @internal Pending tasks, for fence reports. */
-  pendingTasks(): IterableIterator<Task> {
-    return this.pending.values();
-  }
-
-  /** @internal Drops pending tasks (after a failed run). */
-  clearPending(): void {
-    for (const t of this.pending.values()) if (this.rt.trackRefs) for (const v of t.args) release(v);
-    this.pending.clear();
+    this.assembly.finalizeStream(idx, key);
   }
 
   /** @internal Index of the input terminal by number. */
@@ -385,61 +262,6 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       throw Errors.invalidArgument(what, 'applies to reducing inputs only: call set_input_reducer first', { tt: this.name, terminal: idx, rank: this.rt.rank });
     }
     return term;
-  }
-
-  private pendingTask(key: unknown, idx: number): Task {
-    let t: Task | undefined;
-    try {
-      t = this.pending.get(key);
-      if (t !== undefined) return t;
-      if (typeof key === 'number' && key !== key) throw new KeyShapeError('NaN is not a valid key (it is not equal to itself)');
-      const n = this.inputs.length;
-      t = new Task(this as TTImpl, key, new Array<unknown>(n));
-      this.pending.add(key, t);
-    } catch (e) {
-      if (e instanceof KeyShapeError) throw Errors.badKey(this.name, key, e.message, this.rt.rank, idx);
-      throw e;
-    }
-    if (this.streamTemplate !== undefined) t.streams = this.streamTemplate.slice();
-    if (!this.live) {
-      this.live = true;
-      this.rt.live.add(this as TTImpl);
-    }
-    return t;
-  }
-
-  private inputComplete(t: Task, bit: number): void {
-    t.got |= bit;
-    if (--t.missing === 0) {
-      this.pending.delete(t.key);
-      this.ready(t);
-    }
-  }
-
-  private ready(t: Task): void {
-    const gates = this.gates;
-    while (t.gate < gates.length) {
-      const g = gates[t.gate]!;
-      if (!g.c.admit(t, g.map(t.key as K))) return;
-      t.gate++;
-    }
-    if (this.priomap !== undefined) {
-      const p = this.priomap(t.key as K);
-      if (typeof p !== 'number' || Number.isNaN(p)) {
-        throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.name, key: t.key, rank: this.rt.rank });
-      }
-      t.prio = p;
-    }
-    this.rt.scheduler.enqueue(t);
-  }
-
-  private validKey(key: unknown, idx: number | undefined): void {
-    if (typeof key === 'number' ? key === key : typeof key === 'string') return;
-    try {
-      checkKey(key);
-    } catch (e) {
-      throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), this.rt.rank, idx);
-    }
   }
 }
 

@@ -18,6 +18,15 @@ export const WORLD_BIT = 0x80;
 /** Highest world id (one byte). */
 export const MAX_WORLD_ID = 255;
 
+/** `bytes` followed by the id of the (split) world they belong to, flagged in the second byte. */
+export function withWorld(bytes: Uint8Array, id: number): Uint8Array {
+  const out = new Uint8Array(bytes.length + 1);
+  out.set(bytes);
+  out[1] = out[1]! | WORLD_BIT;
+  out[bytes.length] = id;
+  return out;
+}
+
 /** One arriving message, as the endpoint hands it to its world's transport. */
 export interface Arrival {
   /** Sender's job rank. */

@@ -11,38 +11,22 @@ import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-p
 import { checksumRequested, traceFile } from '../base/settings.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
-import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
+import { describeKey, Errors, TtgError } from '../base/errors.js';
 import { decodeInput, encodeInput } from './input-header.js';
-import { MAX_WORLD_ID, WORLD_BIT, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
+import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
+import { corruptError, KIND_NAMES } from './message-names.js';
+import { wavePauseUs } from './waves.js';
+import { splitPlace, type WorldPlace } from './world-split.js';
 import type { NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../core/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { Transport, TransportHost } from '../core/transport.js';
 import { serializeError } from './serialize-error.js';
+import { announcedError, FailureNotice, unannounced } from './failures.js';
+import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from '../core/wire.js';
-
-/** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
-const FAILURE_NOTICE_MS = 10_000;
-/**
- * A wave that follows one which saw traffic starts after a pause of 1/WAVE_PAUSE_SHARE of the
- * time fenced so far (at most WAVE_PAUSE_MAX_US). Back-to-back waves during a long run wake every
- * rank's JS and comm threads for each one and cost a cross-rank hop ~2 us; the pause delays the
- * end of a fence by at most that share of its length. The comm thread times the pause: a
- * millisecond timer pending on the JS thread makes each of its wake-ups slower (~9 us measured on
- * a 2-vCPU VM).
- */
-const WAVE_PAUSE_SHARE = 32;
-const WAVE_PAUSE_MAX_US = 10_000;
-
-/** Pause in microseconds before the next wave of a fence that started `elapsedMs` ago. */
-export function wavePauseUs(elapsedMs: number): number {
-  return Math.min(WAVE_PAUSE_MAX_US, Math.floor((elapsedMs * 1000) / WAVE_PAUSE_SHARE));
-}
-
-/** How long rank 0 waits at finalize for the other ranks' trace events. */
-const TRACE_GATHER_MS = 30_000;
 
 /**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are
@@ -52,16 +36,6 @@ export const payloadProbe: {
   onSend?: (parts: readonly ArrayBufferView[]) => void;
   onRecv?: (views: readonly ArrayBufferView[]) => void;
 } = {};
-
-/** Where a world's ranks are among the job's: the default world is the job itself. */
-export interface WorldPlace {
-  /** World id (0: the default world). */
-  id: number;
-  /** Communicator of the world's collectives (0: the job's). */
-  comm: number;
-  /** Job rank of each world rank. */
-  members: readonly number[];
-}
 
 /** Transport of one world over the process's MPI endpoint. */
 export class MpiTransport implements Transport, WorldReceiver {
@@ -76,15 +50,14 @@ export class MpiTransport implements Transport, WorldReceiver {
   private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage>; tail: Tail | undefined; phase: number }>();
   /** This rank's phase; holds messages of the next one while a fence ends. */
   private readonly phase = new PhaseGate();
-  private failureNotice: (() => void) | undefined;
+  private readonly failureNotice = new FailureNotice();
   /** Trail.Checksum | Trail.Trace, or 0 when headers carry no trailer. */
   private readonly trail: number;
   /** Fence number each other rank last voted stalled (-1: moving). */
   private readonly votes = new Map<number, number>();
   /** Set when a fence gave up on a hang: the world cannot fence again. */
   private broken: TtgError | undefined;
-  private readonly traceChunks = new Map<number, string>();
-  private traceArrived: (() => void) | undefined;
+  private readonly traceChunks: TraceChunks;
   onVote: (() => void) | undefined = undefined;
   hangNotice: TtgError | undefined = undefined;
   private host!: TransportHost;
@@ -99,6 +72,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   /** The default world's transport over `endpoint`, or (with `place`) a split world's. */
   constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [] }) {
     this.native = endpoint.native;
+    this.traceChunks = new TraceChunks(place.id === 0 ? endpoint.size : place.members.length);
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFile() !== undefined ? Trail.Trace : 0);
     if (place.id === 0) {
       this.rank = endpoint.rank;
@@ -216,25 +190,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     }
     this.hold(true);
     try {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          console.warn(`ttg: rank 0: trace events of ${this.size - 1 - this.traceChunks.size} rank(s) did not arrive; writing the others`);
-          resolve();
-        }, TRACE_GATHER_MS);
-        this.traceArrived = () => {
-          if (this.traceChunks.size < this.size - 1) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        this.traceArrived();
-      });
+      return await this.traceChunks.all(chunk);
     } finally {
       this.hold(false);
     }
-    this.traceArrived = undefined;
-    const out = [chunk];
-    for (let r = 1; r < this.size; r++) out.push(this.traceChunks.get(r) ?? '');
-    return out;
   }
 
   hold(on = true): void {
@@ -258,7 +217,7 @@ export class MpiTransport implements Transport, WorldReceiver {
         const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed), pause, this.place.comm);
         if (this.broken !== undefined) return;
         if (s === r && s === prevSent && r === prevRecv) {
-          if (f! > 0 && !this.host.failed) await this.awaitFailureNotice();
+          if (f! > 0 && !this.host.failed) await this.failureNotice.wait(() => this.host.failed, () => this.host.fail(unannounced(this.rank), true));
           return;
         }
         prevSent = s!;
@@ -279,38 +238,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     }
   }
 
-  /**
-   * MPI_Comm_split of this world (collective over it): the transport of the world of the ranks
-   * with `color`, ordered by `key` then rank, or undefined for a negative color. The ranks first
-   * exchange color, key and the lowest world id each may use, so that every member gives the new
-   * world the same id and none enters the blocking split before all have.
-   */
+  /** MPI_Comm_split of this world (collective over it); see world-split.ts. */
   async split(color: number, key: number): Promise<MpiTransport | undefined> {
-    const ep = this.endpoint;
-    const all = new Float64Array(3 * this.size);
-    all.set([color, key, ep.nextWorldId], 3 * this.rank);
-    ep.hold(true);
-    let got: Float64Array;
-    let made: Float64Array;
-    try {
-      got = await this.native.allreduce(all, 0, this.place.comm);
-      made = await this.native.split(this.place.comm, color, key);
-    } finally {
-      ep.hold(false);
-    }
-    const peers: number[] = [];
-    for (let r = 0; r < this.size; r++) if (got[3 * r] === color) peers.push(r);
-    peers.sort((a, b) => got[3 * a + 1]! - got[3 * b + 1]! || a - b);
-    const id = Math.max(...peers.map((r) => got[3 * r + 2]!));
-    const [comm, rank, size] = made;
-    if (color < 0) return undefined;
-    if (id > MAX_WORLD_ID) throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, this.rank);
-    if (rank !== peers.indexOf(this.rank) || size !== peers.length) {
-      throw Errors.transport(`World.split: MPI placed this rank at ${rank} of ${size}, expected ${peers.indexOf(this.rank)} of ${peers.length}`, this.rank);
-    }
-    ep.nextWorldId = id + 1;
-    const members = peers.map((r) => (this.toJob === undefined ? r : this.toJob[r]!));
-    return new MpiTransport(ep, { id, comm: comm!, members });
+    const place = await splitPlace(this.endpoint, this.place, this.rank, this.size, this.toJob, color, key);
+    return place === undefined ? undefined : new MpiTransport(this.endpoint, place);
   }
 
   /** The default world ends MPI (after a barrier of every rank); a split world has nothing to release. */
@@ -479,16 +410,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     }
   }
 
-  private onTrace(msg: WireMessage): void {
-    const [, rank, bytes] = msg as [Wire.Trace, number, Uint8Array];
-    this.traceChunks.set(rank, new TextDecoder().decode(bytes));
-    this.traceArrived?.();
-  }
-
   /** Hands a complete message to the core; counted as received once handed over (even when that throws). */
   private handle(msg: WireMessage): void {
     if (msg[0] === Wire.Trace) {
-      this.onTrace(msg);
+      this.traceChunks.add(msg[1], msg[2]);
       return;
     }
     try {
@@ -499,56 +424,14 @@ export class MpiTransport implements Transport, WorldReceiver {
   }
 
   private onFailure(msg: WireMessage): void {
-    const [, code, detail, tt, terminal, rank] = msg as [Wire.Failure, string, string, string | null, number | null, number];
-    const err = new TtgError(code as TtgErrorCode, `${detail} [announced by rank ${rank}]`, {
-      tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 6 ? { key: msg[6] } : {}),
-    });
-    if (code === 'E_HANG') {
+    const err = announcedError(msg);
+    if (err.code === 'E_HANG') {
       // every rank reports its own hang (the fence's watchdog picks this up)
       if (this.broken === undefined) this.hangNotice ??= err;
       this.onVote?.();
       return;
     }
     this.host.fail(err, true);
-    this.failureNotice?.();
+    this.failureNotice.notice();
   }
-
-  private awaitFailureNotice(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.host.fail(Errors.transport('another rank failed, but its error did not arrive', this.rank), true);
-        resolve();
-      }, FAILURE_NOTICE_MS);
-      this.failureNotice = () => {
-        clearTimeout(timer);
-        this.failureNotice = undefined;
-        resolve();
-      };
-      if (this.host.failed) this.failureNotice();
-    });
-  }
-}
-
-/** `bytes` followed by the id of the (split) world they belong to, flagged in the second byte. */
-function withWorld(bytes: Uint8Array, id: number): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1);
-  out.set(bytes);
-  out[1] = out[1]! | WORLD_BIT;
-  out[bytes.length] = id;
-  return out;
-}
-
-const KIND_NAMES: Record<number, string> = {
-  [Wire.Input]: 'input', [Wire.StreamSize]: 'stream size', [Wire.Finalize]: 'finalize', [Wire.Invoke]: 'invoke', [Wire.Trace]: 'trace',
-};
-
-/** E_CORRUPT naming the edge, TT, terminal and key of `msg` as far as this rank knows them. */
-function corruptError(host: TransportHost, msg: WireMessage, src: number, rank: number): TtgError {
-  if (msg[0] === Wire.Input) {
-    const [ttId, terminal, keys] = msg[1][0]!;
-    const n = host.names(ttId, terminal);
-    return Errors.corrupt(n.edge, n.tt, terminal, keys[0], src, rank);
-  }
-  const ttId = msg[1];
-  return Errors.corrupt(undefined, typeof ttId === 'number' ? host.names(ttId, undefined).tt : undefined, undefined, undefined, src, rank);
 }

@@ -1,0 +1,53 @@
+/**
+ * The tasks whose bodies await a promise or a device step, as an intrusive list through the tasks
+ * themselves (no allocation per suspension), for hang reports and for giving them up after a hang.
+ */
+import { Task } from './task.js';
+import type { Tracer } from './trace.js';
+
+/** The suspended tasks of one scheduler. */
+export class SuspendedTasks {
+  /** Head of the list (a sentinel; see Task.nextSuspended). */
+  private readonly head = new Task(undefined as never, undefined, []);
+  /** Start times of traced tasks that suspended, for their async spans. */
+  private readonly spanStart = new Map<Task, number>();
+
+  /** Lists `t` (once). */
+  add(t: Task): void {
+    if (t.nextSuspended !== undefined) return;
+    const h = this.head;
+    const first = h.nextSuspended ?? h;
+    t.prevSuspended = h;
+    t.nextSuspended = first;
+    h.nextSuspended = t;
+    first.prevSuspended = t;
+  }
+
+  /** Takes `t` off the list; with `tracer`, its whole life becomes an async span. */
+  remove(t: Task, tracer: Tracer | undefined): void {
+    const p = t.prevSuspended!;
+    const n = t.nextSuspended!;
+    p.nextSuspended = n === this.head && p === this.head ? undefined : n;
+    n.prevSuspended = p;
+    t.prevSuspended = t.nextSuspended = undefined;
+    if (tracer === undefined) return;
+    const t0 = this.spanStart.get(t);
+    if (t0 !== undefined) {
+      this.spanStart.delete(t);
+      tracer.span(t.tt.name, t.key, t0, false);
+    }
+  }
+
+  /** A traced task whose first slice started at `t0` suspended. */
+  traced(t: Task, t0: number): void {
+    this.spanStart.set(t, t0);
+  }
+
+  /** The listed tasks. */
+  list(): Task[] {
+    const out: Task[] = [];
+    const h = this.head;
+    for (let t = h.nextSuspended; t !== undefined && t !== h; t = t.nextSuspended) out.push(t);
+    return out;
+  }
+}

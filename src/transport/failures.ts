@@ -1,0 +1,43 @@
+/** Failures announced by other ranks. */
+import { Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
+import type { WireMessage, Wire } from '../core/wire.js';
+
+/** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
+const FAILURE_NOTICE_MS = 10_000;
+
+/** The error a `Failure` message announces, marked as announced by its rank. */
+export function announcedError(msg: WireMessage): TtgError {
+  const [, code, detail, tt, terminal, rank] = msg as [Wire.Failure, string, string, string | null, number | null, number];
+  return new TtgError(code as TtgErrorCode, `${detail} [announced by rank ${rank}]`, {
+    tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 6 ? { key: msg[6] } : {}),
+  });
+}
+
+/** Waits for the announcement of a failure that a termination wave counted on another rank. */
+export class FailureNotice {
+  private arrived: (() => void) | undefined;
+
+  /** A failure was recorded here (announced or not): the wait is over. */
+  notice(): void {
+    this.arrived?.();
+  }
+
+  /** Resolves once {@link notice} is called, or when `failed()` already holds; `giveUp` after the timeout. */
+  wait(failed: () => boolean, giveUp: () => void): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        giveUp();
+        resolve();
+      }, FAILURE_NOTICE_MS);
+      this.arrived = () => {
+        clearTimeout(timer);
+        this.arrived = undefined;
+        resolve();
+      };
+      if (failed()) this.arrived();
+    });
+  }
+}
+
+/** The error of a run whose failure another rank counted but never announced. */
+export const unannounced = (rank: number): TtgError => Errors.transport('another rank failed, but its error did not arrive', rank);

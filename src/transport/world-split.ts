@@ -1,0 +1,49 @@
+/**
+ * `World.split` over MPI. The ranks of the parent world first exchange color, key and the lowest
+ * world id each may use (an allreduce on the parent's communicator), so that every member gives
+ * the new world the same id and none enters the blocking MPI_Comm_split before all have.
+ */
+import { Errors } from '../base/errors.js';
+import { MAX_WORLD_ID, type MpiEndpoint } from './endpoint.js';
+
+/** Where a world's ranks are among the job's: the default world is the job itself. */
+export interface WorldPlace {
+  /** World id (0: the default world). */
+  id: number;
+  /** Communicator of the world's collectives (0: the job's). */
+  comm: number;
+  /** Job rank of each world rank. */
+  members: readonly number[];
+}
+
+/**
+ * Splits the world at `parent` (this rank is `rank` of `size`, its job ranks `toJob`, undefined
+ * for the default world): the place of the new world of the ranks with `color`, ordered by `key`
+ * then rank, or undefined for a negative color.
+ */
+export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: number, size: number, toJob: Int32Array | undefined,
+  color: number, key: number): Promise<WorldPlace | undefined> {
+  const all = new Float64Array(3 * size);
+  all.set([color, key, ep.nextWorldId], 3 * rank);
+  ep.hold(true);
+  let got: Float64Array;
+  let made: Float64Array;
+  try {
+    got = await ep.native.allreduce(all, 0, parent.comm);
+    made = await ep.native.split(parent.comm, color, key);
+  } finally {
+    ep.hold(false);
+  }
+  if (color < 0) return undefined;
+  const peers: number[] = [];
+  for (let r = 0; r < size; r++) if (got[3 * r] === color) peers.push(r);
+  peers.sort((a, b) => got[3 * a + 1]! - got[3 * b + 1]! || a - b);
+  const id = Math.max(...peers.map((r) => got[3 * r + 2]!));
+  const [comm, newRank, newSize] = made;
+  if (id > MAX_WORLD_ID) throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, rank);
+  if (newRank !== peers.indexOf(rank) || newSize !== peers.length) {
+    throw Errors.transport(`World.split: MPI placed this rank at ${newRank} of ${newSize}, expected ${peers.indexOf(rank)} of ${peers.length}`, rank);
+  }
+  ep.nextWorldId = id + 1;
+  return { id, comm: comm!, members: peers.map((r) => (toJob === undefined ? r : toJob[r]!)) };
+}
