@@ -1,0 +1,31 @@
+/** The msgpack codec's guarantees that the transport relies on. */
+import { expect } from 'chai';
+
+import { decode, encode } from '../../src/serialize/codec.js';
+
+describe('codec', () => {
+  it('decodes into memory of its own: nothing in a message views the header (the addon reuses batch bytes)', () => {
+    const value = {
+      s: 'text', n: [1, 2.5, -3, 2 ** 40], m: new Map<string, unknown>([['a', [1, 'b']]]), set: new Set([2, 'x']),
+      d: new Date(0), nested: { x: 'y', deep: [[['z']]] }, big: 12345678901234567890n,
+    };
+    const { bytes, parts } = encode({ ...value, blob: Buffer.from([1, 2, 3, 4]) });
+    expect(parts, 'a Buffer travels as a raw part, not inside the header').to.have.length(1);
+    const header = bytes.slice();
+    const { msg } = decode<typeof value>(header);
+    header.fill(0);
+    const { blob, ...rest } = msg as typeof value & { blob: unknown };
+    expect(rest).to.deep.equal(value);
+    expect(blob).to.be.instanceOf(Uint8Array).with.property('length', 4);
+  });
+
+  it('keeps a Map a Map, with keys of any type, also inside arrays, objects and other Maps', () => {
+    const m = new Map<unknown, unknown>([[1, 'one'], ['1', 'string one'], [[2, 3], new Map([[4, 5]])]]);
+    const { msg } = decode<unknown>(encode({ list: [m], m }).bytes);
+    expect(msg).to.deep.equal({ list: [m], m });
+    const got = (msg as { m: Map<unknown, unknown> }).m;
+    expect(got).to.be.instanceOf(Map);
+    expect(got.get(1)).to.equal('one');
+    expect(got.get('1')).to.equal('string one');
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The fixed 24-byte header of the commonest remote message (one typed array to one integer key):
+ * what takes it, what falls back to msgpack, and that both kinds of header decode to the same
+ * message.
+ */
+import { expect } from 'chai';
+
+import { decode, encode } from '../../src/serialize/codec.js';
+import { decodeInput, encodeInput } from '../../src/transport/input-header.js';
+import { Wire, type WireMessage } from '../../src/core/wire.js';
+
+const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
+
+describe('fixed input header', () => {
+  it('carries one typed array to one integer key in 24 bytes, the array as its one raw part', () => {
+    const a = new Float64Array([1.5, 2.5, 3.5]);
+    const enc = encodeInput(input(123456789, a, 4_000_000_000, 65535))!;
+    expect(enc.bytes.length).to.equal(24);
+    expect(enc.bytes[0]).to.equal(0xc1);
+    expect(enc.parts).to.deep.equal([a]);
+    expect(enc.plain).to.equal(true);
+    const dec = decodeInput(enc.bytes, undefined)!;
+    expect(dec.msg[0]).to.equal(Wire.Input);
+    expect(dec.msg[1]).to.deep.equal([[4_000_000_000, 65535, [123456789]]]);
+    const got = dec.msg[2] as Float64Array;
+    expect(got).to.be.instanceOf(Float64Array).with.property('length', 3);
+    expect(dec.parts).to.deep.equal([got]);
+  });
+
+  it('keeps every typed-array class and negative and large integer keys', () => {
+    for (const a of [new Int8Array(3), new Uint8ClampedArray(5), new Int32Array(2), new BigUint64Array(4), new Float32Array(9)]) {
+      for (const key of [0, -1, -(2 ** 53 - 1), 2 ** 53 - 1]) {
+        const dec = decodeInput(encodeInput(input(key, a))!.bytes, undefined)!;
+        expect(dec.msg[1]).to.deep.equal([[7, 1, [key]]]);
+        expect((dec.msg[2] as object).constructor).to.equal(a.constructor);
+        expect((dec.msg[2] as Int8Array).length).to.equal(a.length);
+      }
+    }
+  });
+
+  it('views a payload that was already received, and refuses one that does not fit', () => {
+    const bytes = encodeInput(input(5, new Float64Array(4)))!.bytes;
+    const buf = new ArrayBuffer(32);
+    new Float64Array(buf).set([9, 8, 7, 6]);
+    const dec = decodeInput(bytes, [buf])!;
+    expect(Array.from(dec.msg[2] as Float64Array)).to.deep.equal([9, 8, 7, 6]);
+    expect((dec.msg[2] as Float64Array).buffer).to.equal(buf);
+    expect(() => decodeInput(bytes, [new ArrayBuffer(24)])).to.throw(/does not fit a Float64Array\(4\)/);
+    expect(() => decodeInput(bytes, [buf, buf])).to.throw(/2 payload parts but its header names 1/);
+  });
+
+  it('leaves every other shape to msgpack', () => {
+    const a = new Float64Array(2);
+    const others: WireMessage[] = [
+      input(1.5, a), // not an integer
+      input(-0, a),
+      input(2 ** 53, a), // beyond exact integers
+      input('k', a),
+      input([1, 2], a),
+      input(1, Buffer.from([1, 2])), // a Buffer is not one of the plain classes
+      input(1, { a }),
+      input(1, 3),
+      input(1, a, -1),
+      input(1, a, 7, 70000),
+      [Wire.Input, [[7, 1, [1, 2]]], a], // several keys
+      [Wire.Input, [[7, 1, [1]], [8, 0, [1]]], a], // several targets
+      [Wire.Invoke, 7, 1],
+    ];
+    for (const m of others) expect(encodeInput(m), JSON.stringify(m[1])).to.equal(undefined);
+  });
+
+  it('tells the two kinds of header apart: a msgpack header is not taken for a fixed one', () => {
+    const m = input('key', new Float64Array([4, 5]));
+    const enc = encode(m);
+    expect(decodeInput(enc.bytes, undefined)).to.equal(undefined);
+    const dec = decode<WireMessage>(enc.bytes);
+    expect(dec.msg[1]).to.deep.equal([[7, 1, ['key']]]);
+  });
+
+  it('names a damaged fixed header instead of misreading it', () => {
+    const bytes = encodeInput(input(1, new Float64Array(1)))!.bytes;
+    expect(() => decodeInput(bytes.subarray(0, 20), undefined)).to.throw(/24 bytes, this one 20/);
+    const bad = bytes.slice();
+    bad[1] = 200;
+    expect(() => decodeInput(bad, undefined)).to.throw(/unknown typed-array code 200/);
+  });
+});

@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+
+import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../../src/native/addon.js';
+
+describe('native addon (single process)', () => {
+  it('loads', () => {
+    const addon = loadNative();
+    expect(addon, `addon failed to load: ${nativeLoadError()}`).to.not.equal(null);
+  });
+
+  it('info() reports what it was compiled with', () => {
+    const info = requireNative().info();
+    expect(info.mpi).to.be.a('boolean');
+    expect(info.blas).to.be.a('boolean');
+    expect(info.cuda).to.be.a('boolean');
+    expect(info.version).to.be.a('string').and.not.equal('');
+  });
+
+  it('lentBuffers() reads both forms of a batch\'s lent buffers', () => {
+    const a = new ArrayBuffer(8);
+    const b = new ArrayBuffer(16);
+    // a batch of one message lent one buffer: extra is that buffer
+    expect(lentBuffers(a, 0)).to.deep.equal([a]).and.satisfy((x: ArrayBuffer[]) => x[0] === a);
+    // otherwise an array of them per event (an error's text for an error)
+    const extra: unknown[] = ['an error text', [a, b]];
+    const two = lentBuffers(extra, 1);
+    expect(two).to.have.length(2);
+    expect(two[0]).to.equal(a);
+    expect(two[1]).to.equal(b);
+  });
+
+  it('checksum() is the Fletcher-style word sum bench:pingpong documents', () => {
+    const reference = (bytes: Uint8Array): number => {
+      const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      let s1 = 0;
+      let s2 = 0;
+      for (let i = 0; i + 4 <= bytes.length; i += 4) {
+        s1 = (s1 + dv.getInt32(i, true)) | 0;
+        s2 = (s2 + s1) | 0;
+      }
+      return (s2 >>> 0) * 2 ** 32 + (s1 >>> 0);
+    };
+    const a = new Float64Array(40_001).map((_, i) => Math.sin(i) * 1e6);
+    const addon = requireNative();
+    expect(addon.checksum(a)).to.equal(reference(new Uint8Array(a.buffer)));
+    // a view's own bytes only; a tail shorter than a word is not summed
+    const view = new Uint8Array(a.buffer, 12, 4099);
+    expect(addon.checksum(view)).to.equal(reference(view));
+    const before = addon.checksum(a);
+    a[20_000] = a[20_000]! + 1;
+    expect(addon.checksum(a)).to.not.equal(before);
+  });
+
+  it('start() without mpirun is rank 0 of 1; messages loop back; finalize is idempotent', async () => {
+    const addon = requireNative();
+    const events: NativeEvent[] = [];
+    let wake: () => void = () => {};
+    const world = addon.start((meta, bytes, extra, length) => {
+      events.push(...arrivalEvents(meta, bytes, extra, length));
+      wake();
+    });
+    try {
+      expect(world).to.include({ rank: 0, size: 1, mpi: false });
+      const payload = Float64Array.from({ length: 1000 }, (_, i) => i * 0.5);
+      addon.send(0, new Uint8Array([1, 2, 3]), [payload]);
+      while (!events.some((e) => e.kind === 'msg')) await new Promise<void>((r) => (wake = r));
+      const msg = events.find((e) => e.kind === 'msg');
+      if (msg?.kind !== 'msg') throw new Error('no msg event');
+      expect([...msg.header]).to.deep.equal([1, 2, 3]);
+      expect([...msg.sizes]).to.deep.equal([8000]);
+      const into = new Float64Array(1000);
+      expect(() => addon.recv(msg.id, [new Float64Array(3)])).to.throw(RangeError, /bytes/);
+      addon.recv(msg.id, [into]);
+      while (!events.some((e) => e.kind === 'recvd')) await new Promise<void>((r) => (wake = r));
+      expect(into).to.deep.equal(payload);
+      const sum = await addon.allreduce(new Float64Array([2, 3]));
+      expect([...sum]).to.deep.equal([2, 3]);
+      await addon.barrier();
+      expect(addon.stats()).to.include({ sent_msgs: 1, recv_msgs: 1 });
+      // copy: the addon copies the parts before send returns; they arrive with the header
+      const small = Float64Array.of(4.25, -1);
+      addon.send(0, new Uint8Array([9]), [small], false, false, true);
+      small[0] = 0;
+      while (!events.some((e) => e.kind === 'msg' && e.header[0] === 9)) await new Promise<void>((r) => (wake = r));
+      const copied = events.find((e) => e.kind === 'msg' && e.header[0] === 9);
+      if (copied?.kind !== 'msg' || copied.eager === undefined) throw new Error('no eager msg event');
+      expect([...new Float64Array(copied.eager.slice().buffer)]).to.deep.equal([4.25, -1]);
+      expect(() => addon.send(0, new Uint8Array([1]), [new Uint8Array(2 ** 20 + 1)], false, false, true)).to.throw(RangeError, /at most 1 MiB/);
+      expect(() => addon.send(1, new Uint8Array(0), [])).to.throw(RangeError, /not a rank/);
+    } finally {
+      addon.finalize();
+      addon.finalize();
+    }
+  });
+
+  it('reuses one pair of batch arrays from batch to batch; arrivalEvents keeps copies', async () => {
+    const addon = requireNative();
+    const seen: { meta: Float64Array; bytes: Uint8Array; length: number }[] = [];
+    const events: NativeEvent[] = [];
+    let wake: () => void = () => {};
+    addon.start((meta, bytes, extra, length) => {
+      seen.push({ meta, bytes, length });
+      events.push(...arrivalEvents(meta, bytes, extra, length));
+      wake();
+    });
+    try {
+      for (const tag of [1, 2, 3]) {
+        addon.send(0, new Uint8Array([tag, tag, tag]), []);
+        while (!events.some((e) => e.kind === 'msg' && e.header[0] === tag)) await new Promise<void>((r) => (wake = r));
+      }
+      expect(seen).to.have.length(3);
+      expect(seen[1]!.bytes).to.equal(seen[0]!.bytes);
+      expect(seen[2]!.meta).to.equal(seen[0]!.meta);
+      expect(seen[0]!.length).to.be.greaterThan(0).and.at.most(seen[0]!.meta.length);
+      expect(seen[0]!.bytes[0]).to.equal(3); // the shared array holds the last batch now
+      expect(events.map((e) => (e.kind === 'msg' ? [...e.header] : e.kind))).to.deep.equal([[1, 1, 1], [2, 2, 2], [3, 3, 3]]);
+    } finally {
+      addon.finalize();
+    }
+  });
+
+  it('a delayed allreduce starts after its delay, and a later collective does not overtake it', async () => {
+    const addon = requireNative();
+    addon.start(() => {});
+    try {
+      const order: string[] = [];
+      const t0 = performance.now();
+      const late = addon.allreduce(new Float64Array([7]), 40_000).then((v) => {
+        order.push('allreduce');
+        return { v: [...v], ms: performance.now() - t0 };
+      });
+      const after = addon.barrier().then(() => order.push('barrier'));
+      const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
+      const [{ v, ms }] = await Promise.all([late, after]);
+      clearInterval(keep);
+      expect(v).to.deep.equal([7]);
+      expect(ms).to.be.at.least(39);
+      expect(order).to.deep.equal(['allreduce', 'barrier']);
+    } finally {
+      addon.finalize();
+    }
+  });
+});
