@@ -15,11 +15,12 @@ import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/native/addon.js';
 import { replayGemms } from './kernel-replay.js';
-import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
+import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { localOperands } from '../examples/bspmm/operands.js';
 import { Plan } from '../examples/bspmm/plan.js';
 import { makeStructure, multiplyFlops } from '../examples/bspmm/sparse.js';
 import { make_spmm } from '../examples/bspmm/spmm.js';
+import { median } from './lib/stats.js';
 
 const SIZE = Number(process.env['BSPMM_SIZE'] ?? 4096);
 const TMIN = 128;
@@ -31,7 +32,6 @@ const SEED = 11;
 const WARM_TASKS = 10000;
 const cores = availableParallelism();
 const native = requireNative();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function structure(density: number) {

@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/native/addon.js';
+import { median } from './lib/stats.js';
 
 const NB = 256;
 const cores = availableParallelism();
@@ -106,7 +107,6 @@ for (let i = 0; i < RUNS; i++) {
     rounds.push({ t, p: peak() });
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const ratio = median(rounds.map((r) => r.t / r.p));
 const tile_gflops = median(rounds.map((r) => r.t)), peak_gflops = median(rounds.map((r) => r.p));
 console.log(rounds.map((r) => `tiles ${r.t.toFixed(1)} / peak ${r.p.toFixed(1)} GF/s`).join('\n'));

@@ -8,14 +8,10 @@
  *   reduce:   leaves --> R(n) --(sum)--> R(n>>1) --> ... --> R(1)   (binary fan-in, count 2)
  */
 import * as ttg from 'ttg';
+import { median } from './lib/stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CHAIN = 1_000_000;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
 
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();

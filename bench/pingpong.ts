@@ -36,7 +36,8 @@ import * as ttg from 'ttg';
 
 import { requireNative } from '../src/native/addon.js';
 import { measureCpuStalls } from './cpu-stalls.js';
-import { relaunchUnderMpirun } from './mpi-launch.js';
+import { relaunchUnderMpirun } from './lib/mpirun.js';
+import { median } from './lib/stats.js';
 
 const ALL_SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
 /** BENCH_SIZES=8,1048576 limits the run to some sizes (diagnosis; ratios of absent sizes are null). */
@@ -59,12 +60,6 @@ const warmRounds = (rounds: number): number => Math.min(rounds, 10);
  * 1,000 warm-up rounds that landed in runs 5 to 9, which read 290-420 us against 240-260).
  */
 const SIZE_WARM_ROUNDS = SIZES.map((b) => [2000, 2000, 2000, 3000, 100][ALL_SIZES.indexOf(b)] ?? 100);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 relaunchUnderMpirun(import.meta.url);
 

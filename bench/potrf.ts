@@ -11,10 +11,11 @@
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
 import { requireNative } from '../src/native/addon.js';
-import { exampleGflopsOnTwoRanks } from './mpi-launch.js';
+import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';
 import { Tile } from '../examples/common/tile.js';
+import { median } from './lib/stats.js';
 
 const N = Number(process.env['POTRF_N'] ?? 8192);
 const SWEEP = (process.env['POTRF_NBS'] ?? '192,256,320,384').split(',').map(Number);
@@ -24,7 +25,6 @@ const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const SEED = 3872;
 const cores = availableParallelism();
 const native = requireNative();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const flops = potrfFlops(N);
 
 /** One graph per tile size, reused by every run of it (V8 compiles its bodies once). */

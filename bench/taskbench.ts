@@ -20,7 +20,7 @@
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/native/addon.js';
-import { relaunchUnderMpirun } from './mpi-launch.js';
+import { relaunchUnderMpirun } from './lib/mpirun.js';
 
 const COLS = Number(process.env['BENCH_COLS'] ?? 1);
 const WORK_MS = Number(process.env['BENCH_WORK_MS'] ?? 200);

@@ -6,14 +6,8 @@
  * Every rank computes the same plan; the per-rank counters drive memory accounting and the
  * release of the k window.
  */
+import { squareGrid } from '../common/grid.js';
 import { chainOf, type Structure } from './sparse.js';
-
-/** The most square P x Q grid with P * Q = ranks (P <= Q). */
-export function squareGrid(ranks: number): [number, number] {
-  let p = Math.floor(Math.sqrt(ranks));
-  while (ranks % p !== 0) p--;
-  return [p, ranks / p];
-}
 
 /** Placement and per-rank work of one product. */
 export class Plan {
@@ -35,7 +29,7 @@ export class Plan {
   localGemms = 0;
 
   constructor(readonly s: Structure, readonly rank: number, readonly size: number, readonly ksplit = 1) {
-    [this.P, this.Q] = squareGrid(size);
+    [this.Q, this.P] = squareGrid(size);
     this.mt = s.rows.count;
     this.kt = s.inner.count;
     this.nt = s.cols.count;

@@ -12,7 +12,8 @@ import * as ttg from 'ttg';
 import { make_check } from './check.js';
 import { startExample } from '../common/setup.js';
 import { parseArgs } from './cli.js';
-import { fillTile, layout, owner, potrfFlops, squareGrid, tileSize } from './matrix.js';
+import { squareGrid } from '../common/grid.js';
+import { fillTile, layout, owner, potrfFlops, tileSize } from './matrix.js';
 import { make_cholesky } from './potrf.js';
 import { Tile } from '../common/tile.js';
 

@@ -32,17 +32,6 @@ export function owner(l: Layout, i: number, j: number): number {
   return (i % l.P) * l.Q + (j % l.Q);
 }
 
-/**
- * The most square P x Q grid with P * Q = ranks, with P >= Q: more process rows than columns
- * splits each panel's TRSMs (one tile column, many rows) over more ranks, which shortens the
- * critical path of a lower Cholesky (2 ranks: 2x1 ran 93 GF/s where 1x2 ran 83).
- */
-export function squareGrid(ranks: number): [number, number] {
-  let q = Math.floor(Math.sqrt(ranks));
-  while (ranks % q !== 0) q--;
-  return [ranks / q, q];
-}
-
 /** Entry (i, j) of the symmetric matrix, in [-0.5, 0.5) off the diagonal, plus n on it. */
 export function entry(n: number, seed: number, i: number, j: number): number {
   const r = i > j ? i : j;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 describe('buffers nested in values sent to other ranks', function () {
   this.timeout(120_000);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 /** What one rank saw of a ring of moved arrays (test/mpi/graphs.ts `transferRing`). */
 interface Transfer {

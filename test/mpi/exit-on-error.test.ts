@@ -11,7 +11,7 @@ import { expect } from 'chai';
 
 import { TtgError } from '../../src/base/errors.js';
 import { formatFatal } from '../../src/transport/exit-on-error.js';
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const script = fileURLToPath(new URL('../mpi/uncaught.js', import.meta.url));
 const RUNS = 3;

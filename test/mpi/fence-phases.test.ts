@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 interface RankResult {
   rank: number;

@@ -15,7 +15,7 @@ import * as ttg from 'ttg';
 
 import { renderSvg, type SvgEvent } from '../../src/tools/trace-svg.js';
 import { expectHealthy, expectTtgError, rejection, within } from '../helpers.js';
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const fixture = fileURLToPath(new URL('../mpi/observability.js', import.meta.url));
 

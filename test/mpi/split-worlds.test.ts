@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { expectTtgError, rejection, within } from '../helpers.js';
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/split-worlds.js', import.meta.url));
 

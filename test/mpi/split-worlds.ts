@@ -12,7 +12,8 @@
  */
 import * as ttg from 'ttg';
 import { make_check } from '../../examples/potrf/check.js';
-import { fillTile, layout, owner, squareGrid, tileSize } from '../../examples/potrf/matrix.js';
+import { squareGrid } from '../../examples/common/grid.js';
+import { fillTile, layout, owner, tileSize } from '../../examples/potrf/matrix.js';
 import { make_cholesky } from '../../examples/potrf/potrf.js';
 import { Tile } from '../../examples/common/tile.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { makeStructure, actualDensity } from '../../examples/bspmm/sparse.js';
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const MAIN = fileURLToPath(new URL('../../examples/bspmm/main.js', import.meta.url));
 

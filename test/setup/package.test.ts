@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirun } from '../mpi-run.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const MAIN = fileURLToPath(new URL('../../examples/potrf/main.js', import.meta.url));
 
