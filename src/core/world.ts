@@ -11,8 +11,12 @@ export type { FenceOptions };
 
 /** This process's view of one set of ranks running a program: the default world, or a split of it. */
 export class World {
+  /** @internal This world's runtime. */
+  readonly runtime: Runtime;
+
   /** @internal */
-  constructor(readonly runtime: Runtime) {
+  constructor(runtime: Runtime) {
+    this.runtime = runtime;
     runtime.world = this;
   }
 
