@@ -13,7 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/native/addon.js';
+import { baselines } from './lib/baselines.js';
 import { replayGemms } from './kernel-replay.js';
 import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { localOperands } from '../examples/bspmm/operands.js';
@@ -31,7 +31,6 @@ const SEED = 11;
 /** GEMM tasks run untimed per density before measuring. */
 const WARM_TASKS = 10000;
 const cores = availableParallelism();
-const native = requireNative();
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function structure(density: number) {
@@ -50,7 +49,7 @@ async function ttgSpmm(plan: Plan, g: ReturnType<typeof make_spmm>): Promise<num
 }
 
 /** The ceiling: about 0.2 s of single-threaded 256x256 dgemm per core. */
-const peak = () => native.devPeak(256, 200, cores);
+const peak = () => baselines().devPeak(256, 200, cores);
 
 function mpi2(density: number): number | null {
   return exampleGflopsOnTwoRanks('bspmm', ['--m', String(SIZE), '--n', String(SIZE), '--k', String(SIZE), '--tmin', String(TMIN),

@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/native/addon.js';
+import { baselines } from './lib/baselines.js';
 import { median } from './lib/stats.js';
 
 const NB = 256;
@@ -85,7 +85,7 @@ async function tiles(): Promise<number> {
 }
 
 function peak(): number {
-  return requireNative().devPeak(NB, Math.ceil(TOTAL / cores), cores);
+  return baselines().devPeak(NB, Math.ceil(TOTAL / cores), cores);
 }
 
 const st = ttg.device.stats();

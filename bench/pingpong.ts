@@ -1,6 +1,6 @@
 /**
- * MPI message path: raw MPI ping-pong inside the addon (`native.pingpong`, blocking MPI_Send /
- * MPI_Recv on the comm thread) against a two-TT ttg cycle that carries a Float64Array between
+ * MPI message path: raw MPI ping-pong (`rawPingpong` of bench/lib/baselines.ts, blocking MPI_Send /
+ * MPI_Recv run on ttg's comm thread) against a two-TT ttg cycle that carries a Float64Array between
  * rank 0 (Ping) and rank 1 (Pong) through the public API. Run as `npm run -s bench:pingpong`:
  * without mpirun it starts `mpirun -np 2` on itself. Prints a human table and, as its last line,
  * one JSON object (SPEC §7): sizes, raw_us, ttg_us, bw_ratio_1m, bw_ratio_16m, lat_overhead_us,
@@ -16,8 +16,8 @@
  * also make SIZE_WARM_ROUNDS untimed round trips, so that ttg's runs measure compiled code.
  *
  * Every payload is verified when it arrives, in both loops alike: element 0 carries the round
- * number, the rest is checksummed by the addon's `checksum` (Fletcher-style sums mod 2^32 over its
- * 32-bit words), the one routine the raw loop runs on its own receives. The round trip is strictly
+ * number, the rest is checksummed by the baselines' `checksum` (Fletcher-style sums mod 2^32 over its
+ * 32-bit words, bench/lib/baselines.ts), the one routine the raw loop runs on its own receives. The round trip is strictly
  * sequential, so the checks' time (summed over both ranks) is subtracted from each loop's elapsed
  * time: raw_us and ttg_us are the message paths alone. Why the raw loop checks too: a check is a
  * pause, and on this VM any pause slows the transfers after it (raw MPI, 16 MiB: 4.4 ms per round
@@ -35,6 +35,7 @@
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/native/addon.js';
+import { baselines, rawPingpong } from './lib/baselines.js';
 import { measureCpuStalls } from './cpu-stalls.js';
 import { relaunchUnderMpirun } from './lib/mpirun.js';
 import { median } from './lib/stats.js';
@@ -49,7 +50,7 @@ const SCALE = Number(process.env['BENCH_SCALE'] ?? 1);
 const ROUNDS = SIZES.map((b) => [10000, 4000, 1000, 150, 12][ALL_SIZES.indexOf(b)] ?? 12).map((n) => Math.max(2, Math.round(n * SCALE)));
 /** Spin time of the CPU-stall probe that runs on both ranks before the sizes. */
 const STALL_PROBE_MS = 500;
-/** Untimed warm-up round trips before each run: what native.pingpong does before timing. */
+/** Untimed warm-up round trips before each run: what the raw loop does before timing. */
 const warmRounds = (rounds: number): number => Math.min(rounds, 10);
 /**
  * Untimed round trips once per size before its runs, in both loops: V8 is still compiling the
@@ -71,6 +72,7 @@ const world = await ttg.initialize();
 const { rank, size } = world;
 if (size !== 2) throw new Error(`pingpong needs exactly 2 ranks, got ${size}`);
 const native = requireNative();
+const { checksum } = baselines();
 
 // ---- the ttg cycle: Ping(k) on rank 0 --> Pong(k) on rank 1 --> Ping(k + 1) ----
 const seed = new ttg.Edge<number, Float64Array>('seed');
@@ -97,7 +99,7 @@ function verify(a: Float64Array, round: number): void {
   got++;
   if (a.length > 1 && !NO_CHECK && round >= timedFrom) {
     const t = performance.now();
-    if (native.checksum(a.subarray(1)) !== expected) badSum++;
+    if (checksum(a.subarray(1)) !== expected) badSum++;
     checkMs += performance.now() - t;
   }
 }
@@ -176,16 +178,16 @@ for (let s = 0; s < SIZES.length; s++) {
   const bytes = SIZES[s]!;
   const base = new Float64Array(bytes / 8);
   for (let i = 0; i < base.length; i++) base[i] = i * 1.25 + bytes;
-  const expect = base.length > 1 ? native.checksum(base.subarray(1)) : 0;
+  const expect = base.length > 1 ? checksum(base.subarray(1)) : 0;
   await ttgRun(base, expect, SIZE_WARM_ROUNDS[s]!); // first use of this size: JIT, pool buffers
-  rawBad += (await held(native.pingpong(1 - rank, bytes, SIZE_WARM_ROUNDS[s]!, !NO_CHECK)))[1]!;
+  rawBad += (await rawPingpong(1 - rank, bytes, SIZE_WARM_ROUNDS[s]!, !NO_CHECK))[1];
   const r: number[] = [];
   const t: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     await ttg.fence();
-    const [seconds, failed] = await held(native.pingpong(1 - rank, bytes, ROUNDS[s]!, !NO_CHECK));
-    r.push(seconds! * 1e6);
-    rawBad += failed!;
+    const [seconds, failed] = await rawPingpong(1 - rank, bytes, ROUNDS[s]!, !NO_CHECK);
+    r.push(seconds * 1e6);
+    rawBad += failed;
     t.push(await ttgRun(base, expect, ROUNDS[s]!, bytes === 8 ? singles8 : undefined));
   }
   raw.push(median(r));

@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
-import { requireNative } from '../src/native/addon.js';
+import { baselines } from './lib/baselines.js';
 import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';
@@ -24,7 +24,7 @@ const SWEEP2 = (process.env['POTRF_MPI2_NBS'] ?? '320,384,448,512').split(',').m
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const SEED = 3872;
 const cores = availableParallelism();
-const native = requireNative();
+const baseline = baselines();
 const flops = potrfFlops(N);
 
 /** One graph per tile size, reused by every run of it (V8 compiles its bodies once). */
@@ -51,7 +51,7 @@ async function ttgPotrf(nb: number): Promise<number> {
 function lapack(): number {
   const a = new Float64Array(N * N);
   for (let c = 0; c < N; c++) for (let r = c; r < N; r++) a[c * N + r] = entry(N, SEED, r, c);
-  const seconds = native.lapackDpotrf(a, N, cores);
+  const seconds = baseline.lapackDpotrf(a, N, cores);
   return flops / seconds / 1e9;
 }
 
@@ -75,7 +75,7 @@ const pk: number[] = [];
 for (let r = 0; r < RUNS; r++) {
   t.push(await ttgPotrf(nb));
   lp.push(lapack());
-  pk.push(native.devPeak(256, 200, cores));
+  pk.push(baseline.devPeak(256, 200, cores));
   console.log(`  run ${r}: ttg ${t[r]!.toFixed(1)}, LAPACKE ${lp[r]!.toFixed(1)}, ceiling ${pk[r]!.toFixed(1)} GF/s`);
 }
 await ttg.finalize();
@@ -95,7 +95,7 @@ const nb2 = [...sweep2].sort((a, b) => b[1] - a[1])[0]?.[0] ?? nb;
 const m2s: number[] = [];
 const m2ratios: number[] = [];
 for (let r = 0; r < RUNS; r++) {
-  const ceiling = native.devPeak(256, 200, cores);
+  const ceiling = baseline.devPeak(256, 200, cores);
   const m = mpi2(nb2);
   if (m === null) break;
   m2s.push(m);

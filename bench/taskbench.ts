@@ -20,6 +20,7 @@
 import * as ttg from 'ttg';
 
 import { requireNative } from '../src/native/addon.js';
+import { baselines } from './lib/baselines.js';
 import { relaunchUnderMpirun } from './lib/mpirun.js';
 
 const COLS = Number(process.env['BENCH_COLS'] ?? 1);
@@ -32,6 +33,7 @@ relaunchUnderMpirun(import.meta.url);
 const world = await ttg.initialize();
 const { rank, size } = world;
 const native = requireNative();
+const { busy } = baselines();
 const W = COLS * size;
 let steps = 0;
 let kernelNs = 0;
@@ -41,7 +43,7 @@ const left = new ttg.Edge<number, number>('left');
 const center = new ttg.Edge<number, number>('center');
 const right = new ttg.Edge<number, number>('right');
 const s = ttg.make_tt((key: number, _l: number, _c: number, _r: number, out) => {
-  native.busy(kernelNs);
+  busy(kernelNs);
   const t = Math.floor(key / W);
   if (t + 1 === steps) return;
   const x = key - t * W;

@@ -16,14 +16,13 @@
 
 #include "settings.h"
 #include "build_info.h"
-#include "checksum.h"
 #include "comm_thread.h"
-#include "busy.h"
 #include "device_addon.h"
 #include "js_views.h"
 #include "js_waker.h"
 #include "launch_env.h"
 #include "pool_leases.h"
+#include "seams.h"
 
 namespace ttg {
 namespace {
@@ -66,6 +65,7 @@ constexpr double kLentBuffers = 2;   // the payload is in pool buffers, extra[ev
 struct PendingPromise {
   Napi::Promise::Deferred deferred;
   CollKind kind;
+  Napi::Reference<Napi::Value> job;  // CollKind::Job: its External stays alive while it runs
 };
 
 class NativeAddon : public Napi::Addon<NativeAddon> {
@@ -79,15 +79,14 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("allreduce", &NativeAddon::Allreduce),
                              InstanceMethod("barrier", &NativeAddon::Barrier),
                              InstanceMethod("split", &NativeAddon::Split),
-                             InstanceMethod("pingpong", &NativeAddon::Pingpong),
-                             InstanceMethod("checksum", &NativeAddon::Checksum),
+                             InstanceMethod("commJob", &NativeAddon::CommJob),
                              InstanceMethod("stats", &NativeAddon::StatsJs),
                              InstanceMethod("abort", &NativeAddon::Abort),
                              InstanceMethod("finalize", &NativeAddon::Finalize),
                              InstanceMethod("keepAlive", &NativeAddon::KeepAlive),
                          });
     define_device_exports(env, exports);
-    define_busy_exports(env, exports);
+    define_seams_exports(env, exports);
     define_settings_exports(env, exports);
   }
 
@@ -295,20 +294,14 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     return Collective(info.Env(), std::move(cmd), "split");
   }
 
-  Napi::Value Pingpong(const Napi::CallbackInfo& info) {
+  // commJob(job, comm): runs another addon's TtgCommJob on the comm thread with communicator
+  // `comm` (as allreduce numbers them); resolves the job's results.
+  Napi::Value CommJob(const Napi::CallbackInfo& info) {
     CollCmd cmd;
-    cmd.kind = CollKind::Pingpong;
-    cmd.peer = info[0].ToNumber().Int32Value();
-    const double bytes = info[1].ToNumber().DoubleValue();
-    cmd.bytes = bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
-    cmd.iters = info[2].ToNumber().Int32Value();
-    cmd.verify = info[3].ToBoolean().Value();
-    return Collective(info.Env(), std::move(cmd), "pingpong");
-  }
-
-  Napi::Value Checksum(const Napi::CallbackInfo& info) {
-    const Span s = view_span(info[0], "checksum: view");
-    return Napi::Number::New(info.Env(), fletcher_words(s.data, s.bytes));
+    cmd.kind = CollKind::Job;
+    cmd.job = comm_job_of(info[0], "commJob");
+    if (info.Length() > 1 && info[1].IsNumber()) cmd.comm = info[1].As<Napi::Number>().Int32Value();
+    return Collective(info.Env(), std::move(cmd), "commJob", info[0]);
   }
 
   Napi::Value StatsJs(const Napi::CallbackInfo& info) {
@@ -403,13 +396,13 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     for (std::uint64_t id : ids) pins_.erase(id);
   }
 
-  Napi::Value Collective(Napi::Env env, CollCmd&& cmd, const char* what) {
+  Napi::Value Collective(Napi::Env env, CollCmd&& cmd, const char* what, Napi::Value job = Napi::Value()) {
     if (!started_) {
       return Rejected(env, Napi::Error::New(env, std::string("ttg_native.") + what + ": call start() first"));
     }
     cmd.promise = ++promise_seq_;
     auto d = Napi::Promise::Deferred::New(env);
-    promises_.emplace(cmd.promise, PendingPromise{d, cmd.kind});
+    promises_.emplace(cmd.promise, PendingPromise{d, cmd.kind, job.IsEmpty() ? Napi::Reference<Napi::Value>() : Napi::Persistent(job)});
     comm().enqueue(std::move(cmd));
     return d.Promise();
   }
@@ -428,13 +421,9 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       promises_.erase(it);
       if (!c.ok) {
         p.deferred.Reject(Napi::Error::New(env, "ttg_native: " + c.message).Value());
-      } else if (p.kind == CollKind::Allreduce || p.kind == CollKind::Split) {
+      } else if (p.kind == CollKind::Allreduce || p.kind == CollKind::Split || p.kind == CollKind::Job) {
         Napi::Float64Array r = Napi::Float64Array::New(env, c.values.size());
         std::copy(c.values.begin(), c.values.end(), r.Data());
-        p.deferred.Resolve(r);
-      } else if (p.kind == CollKind::Pingpong) {
-        Napi::Float64Array r = Napi::Float64Array::New(env, 2);
-        for (std::size_t i = 0; i < 2; ++i) r[i] = i < c.values.size() ? c.values[i] : 0.0;
         p.deferred.Resolve(r);
       } else {
         p.deferred.Resolve(env.Undefined());

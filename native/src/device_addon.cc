@@ -227,30 +227,6 @@ Napi::Value DevMemInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
-Napi::Value DevPeak(const Napi::CallbackInfo& info) {
-  const int n = info[0].ToNumber().Int32Value(), iters = info[1].ToNumber().Int32Value();
-  const int threads = info[2].ToNumber().Int32Value();
-  if (n < 1 || iters < 1 || threads < 1) throw Napi::RangeError::New(info.Env(), "ttg_native.devPeak: n, iters, threads must be >= 1");
-  return Napi::Number::New(info.Env(), host_dgemm_peak(n, iters, threads));
-}
-
-Napi::Value LapackDpotrf(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
-    throw Napi::TypeError::New(env, "ttg_native.lapackDpotrf: needs a Float64Array");
-  }
-  auto a = info[0].As<Napi::Float64Array>();
-  const int n = info[1].ToNumber().Int32Value(), threads = info[2].ToNumber().Int32Value();
-  if (n < 1 || threads < 1 || a.ElementLength() < static_cast<std::size_t>(n) * n) {
-    throw Napi::RangeError::New(env, "ttg_native.lapackDpotrf: needs n >= 1, threads >= 1 and n*n elements");
-  }
-  int status = 0;
-  const double s = host_lapack_dpotrf(a.Data(), n, threads, &status);
-  if (s < 0) throw Napi::Error::New(env, "ttg_native.lapackDpotrf: the addon was built without LAPACKE");
-  if (status != 0) throw Napi::Error::New(env, "ttg_native.lapackDpotrf: LAPACKE_dpotrf info " + std::to_string(status));
-  return Napi::Number::New(env, s);
-}
-
 }  // namespace
 
 void define_device_exports(Napi::Env env, Napi::Object exports) {
@@ -261,8 +237,6 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devFree"] = Napi::Function::New(env, DevFree, "devFree");
   exports["devOp"] = Napi::Function::New(env, DevOp, "devOp");
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
-  exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
-  exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
 }
 
 }  // namespace ttg

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #if TTG_HAVE_BLAS
@@ -182,48 +181,6 @@ std::string host_kernels_description() {
          std::to_string(openblas_get_num_threads()) + " thread(s) per call";
 #else
   return "plain C++ loops (addon built without BLAS: TTG_WITH_BLAS=OFF or OpenBLAS/LAPACKE not found)";
-#endif
-}
-
-double host_dgemm_peak(int n, int iters, int threads) {
-  host_blas_single_threaded();
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
-  std::vector<std::vector<double>> mem(static_cast<std::size_t>(threads) * 3, std::vector<double>(nn, 0.5));
-  std::vector<std::thread> pool;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      TtgOp o{};
-      o.kind = TTG_OP_DGEMM;
-      o.f[0] = o.f[1] = 'N';
-      o.m = o.n = o.k = o.lda = o.ldb = o.ldc = n;
-      o.alpha = 1.0 / n;
-      o.beta = 0.5;
-      o.p[0] = mem[3 * t].data();
-      o.p[1] = mem[3 * t + 1].data();
-      o.p[2] = mem[3 * t + 2].data();
-      for (int i = 0; i < iters; ++i) run_host_op(o);
-    });
-  }
-  for (auto& th : pool) th.join();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return 2.0 * n * n * static_cast<double>(n) * iters * threads / s / 1e9;
-}
-
-double host_lapack_dpotrf(double* a, int n, int threads, int* info) {
-#if TTG_HAVE_BLAS
-  // The baseline uses every core through OpenBLAS's own threads; the pool's per-call setting of
-  // one thread is restored afterwards (no pool kernel runs during this call in the benchmark).
-  openblas_set_num_threads(threads);
-  const auto t0 = std::chrono::steady_clock::now();
-  *info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, a, n);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  openblas_set_num_threads(1);
-  return s;
-#else
-  (void)a; (void)n; (void)threads;
-  *info = 0;
-  return -1.0;
 #endif
 }
 

@@ -20,12 +20,4 @@ int host_blas_single_threaded();
 // "openblas ... (single-threaded per call)" or "loops (built without BLAS)".
 std::string host_kernels_description();
 
-// Tile ceiling: `threads` native threads each run `iters` n x n dgemm calls on private tiles;
-// returns GFLOP/s over the wall time. No runtime, no JS.
-double host_dgemm_peak(int n, int iters, int threads);
-
-// Baseline: LAPACKE_dpotrf (lower, column-major, lda = n) of `a` in place with `threads` OpenBLAS
-// threads; returns seconds, sets `info`. Returns -1 when built without BLAS.
-double host_lapack_dpotrf(double* a, int n, int threads, int* info);
-
 }  // namespace ttg

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "settings.h"
+#include "../include/ttg_seams.h"
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -180,7 +181,7 @@ struct RecvCmd {
   std::uint64_t loop_pin = 0;
 };
 
-enum class CollKind { Allreduce, Barrier, Split, Pingpong };
+enum class CollKind { Allreduce, Barrier, Split, Job };
 
 struct CollCmd {
   CollKind kind = CollKind::Barrier;
@@ -190,10 +191,7 @@ struct CollCmd {
   int comm = 0;                // communicator: 0 the whole job, n a split's (see Split)
   int color = 0;               // Split: ranks of one color form a communicator (< 0: none)
   int key = 0;                 // Split: orders the ranks of a color
-  int peer = 0;                // pingpong
-  std::size_t bytes = 0;
-  int iters = 0;
-  bool verify = false;         // pingpong: check every payload received (see MpiTransport)
+  const TtgCommJob* job = nullptr;  // Job: run on the comm thread (kept alive by the addon)
 };
 
 struct Arrival {
@@ -217,7 +215,7 @@ struct Arrival {
 struct Completion {
   std::uint64_t promise = 0;
   bool ok = true;
-  std::vector<double> values;  // allreduce result, {comm, rank, size} for split, {seconds} for pingpong
+  std::vector<double> values;  // allreduce result, {comm, rank, size} for split, a job's results
   std::string message;         // when !ok
 };
 

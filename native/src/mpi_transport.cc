@@ -25,16 +25,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "checksum.h"
 #include "mpi_check.h"
 #include "settings.h"
+#include "comm_job.h"
 #include "transport.h"
 
 namespace ttg {
 namespace {
 
 constexpr int kHeaderTag = 1;
-constexpr int kPingTag = 2;
 
 constexpr std::uint32_t kEager = 1;  // Head::flags: the payload follows the header
 constexpr std::uint32_t kPlain = 2;  // Head::flags: parts may be received into any memory
@@ -175,10 +174,6 @@ class MpiTransport final : public Transport {
   }
 
   void collective(CollCmd&& cmd, Batch& out) override {
-    if (cmd.kind == CollKind::Pingpong) {
-      out.completions.push_back(pingpong(cmd));
-      return;
-    }
     MPI_Comm comm = cmd.comm == 0 ? coll_ : cmd.comm <= static_cast<int>(splits_.size()) ? splits_[cmd.comm - 1] : MPI_COMM_NULL;
     if (comm == MPI_COMM_NULL) {
       Completion c;
@@ -190,6 +185,10 @@ class MpiTransport final : public Transport {
     }
     if (cmd.kind == CollKind::Split) {
       out.completions.push_back(split(cmd, comm));
+      return;
+    }
+    if (cmd.kind == CollKind::Job) {
+      out.completions.push_back(run_comm_job(cmd, &comm));
       return;
     }
     // Moving PendingColl later keeps values.data() where MPI was told to write.
@@ -370,66 +369,6 @@ class MpiTransport final : public Transport {
       a.eager = std::move(env);
     }
     return a;
-  }
-
-  // Blocking on purpose: it is the raw MPI baseline, so nothing of ours may sit in the loop.
-  // With `verify`, each rank checks every payload it receives as the ttg loop of bench:pingpong
-  // does (element 0 carries the round, the rest is checksummed), and the check's time is left out
-  // of the result: values = {seconds per round trip, payloads that failed the check}.
-  Completion pingpong(const CollCmd& cmd) {
-    Completion c;
-    c.promise = cmd.promise;
-    if (cmd.peer < 0 || cmd.peer >= size_ || cmd.peer == rank_ || cmd.bytes > static_cast<std::size_t>(INT_MAX) ||
-        cmd.iters <= 0) {
-      c.ok = false;
-      c.message = "pingpong: need a peer rank other than self, bytes <= 2 GiB - 1 and iters > 0";
-      return c;
-    }
-    const std::size_t elems = cmd.bytes / sizeof(double);
-    // From the receive pool, as the ttg loop's arrays are: same alignment and huge pages.
-    PoolBuf mem(std::max<std::size_t>((cmd.bytes + 7) / 8, 1) * sizeof(double));
-    double* buf = static_cast<double*>(mem.data);
-    for (std::size_t i = 0; i < elems; ++i) buf[i] = static_cast<double>(i) * 1.25 + static_cast<double>(cmd.bytes);
-    const bool verify = cmd.verify && elems > 0;
-    // the payload after element 0 (the round), as the ttg loop sums it
-    auto payload_sum = [&] { return elems > 1 ? fletcher_words(buf + 1, (elems - 1) * sizeof(double)) : 0.0; };
-    const double expect = payload_sum();
-    const int n = static_cast<int>(cmd.bytes);
-    const bool first = rank_ < cmd.peer;
-    double checking = 0;
-    double bad = 0;
-    auto check = [&](int round) {
-      if (!verify) return;
-      const double t = MPI_Wtime();
-      if (buf[0] != round) bad++;
-      if (payload_sum() != expect) bad++;
-      checking += MPI_Wtime() - t;
-    };
-    auto round = [&](int r) {
-      if (first) {
-        buf[0] = r;
-        TTG_CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_));
-        TTG_CHECK_MPI(MPI_Recv(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
-        check(-r);
-      } else {
-        TTG_CHECK_MPI(MPI_Recv(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_, MPI_STATUS_IGNORE));
-        check(r);
-        buf[0] = -r;
-        TTG_CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, cmd.peer, kPingTag, coll_));
-      }
-    };
-    const int warm = std::min(cmd.iters, 10);
-    for (int i = 0; i < warm; ++i) round(i + 1);
-    checking = 0;
-    const double t0 = MPI_Wtime();
-    for (int i = 0; i < cmd.iters; ++i) round(warm + i + 1);
-    const double elapsed = MPI_Wtime() - t0;
-    // Both ranks' checks lie on the one sequential path of the round trips (only the two take part).
-    double peer_checking = 0;
-    TTG_CHECK_MPI(MPI_Sendrecv(&checking, 1, MPI_DOUBLE, cmd.peer, kPingTag, &peer_checking, 1, MPI_DOUBLE, cmd.peer,
-                               kPingTag, coll_, MPI_STATUS_IGNORE));
-    c.values = {(elapsed - checking - peer_checking) / cmd.iters, bad};
-    return c;
   }
 
   Stats& stats_;

@@ -228,17 +228,17 @@ export interface NativeAddon {
   /** Sets the addon's tuning (read from the environment by src/base/settings.ts); call before `start`. */
   configure(settings: NativeSettings): void;
   /**
-   * Raw MPI baseline: `iters` blocking round trips of `bytes` between this rank and `peer`,
-   * run entirely in the comm thread. Both ranks must call it. With `verify`, each rank checks
-   * every payload it receives (element 0 = round, the rest by {@link NativeAddon.checksum}) and
-   * the checks' time is left out. Resolves to [seconds per round trip, payloads that failed].
+   * Runs a native job another addon made (a `TtgCommJob`, native/include/ttg_seams.h, as an
+   * External) on the comm thread, the one thread that calls MPI, with communicator `comm` (0 the
+   * whole job, as for {@link NativeAddon.allreduce}). Resolves to the job's results; rejects with
+   * its message, or when there is no MPI.
    */
-  pingpong(peer: number, bytes: number, iters: number, verify?: boolean): Promise<Float64Array>;
+  commJob(job: unknown, comm?: number): Promise<Float64Array>;
   /**
-   * Fletcher-style sums (mod 2^32) over the 32-bit words of `view`, as `s2 * 2^32 + s1`: the
-   * payload check of bench:pingpong, the same code as the raw loop's.
+   * The C entry points other addons may call (`TtgSeams`, native/include/ttg_seams.h), as an
+   * External to hand to them.
    */
-  checksum(view: ArrayBufferView): number;
+  seams(): unknown;
   /** Message and byte counters. */
   stats(): NativeStats;
   /** MPI_Abort(code) under MPI, else exits the process with `code`. Never returns. */
@@ -276,17 +276,11 @@ export interface NativeAddon {
     p2: number | ArrayBufferView | null, ldc: number, p3: number | ArrayBufferView | null, bytes: number, notify: number): void;
   /** Free and total bytes of CUDA device `device`, or null. */
   devMemInfo(device: number): { free: number; total: number } | null;
-  /** GFLOP/s of `threads` native threads each running `iters` single-threaded n x n dgemm calls (no runtime). */
-  devPeak(n: number, iters: number, threads: number): number;
-  /** Baseline: seconds of LAPACKE_dpotrf('L') of the n x n column-major `a`, in place, on `threads` OpenBLAS threads. */
-  lapackDpotrf(a: Float64Array, n: number, threads: number): number;
-  /** Spins the calling thread for `ns` nanoseconds (a compute-bound kernel for bench:taskbench). */
-  busy(ns: number): void;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'pingpong', 'checksum', 'stats', 'abort', 'keepAlive', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devPeak', 'lapackDpotrf', 'busy',
+  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'finalize',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo',
 ];
 
 let cached: NativeAddon | null | undefined;
@@ -305,7 +299,12 @@ function packageRoot(): string {
 
 /** Path the addon is loaded from: `<package root>/build/Release/ttg_native.node`. */
 export function nativeAddonPath(): string {
-  return join(packageRoot(), 'build', 'Release', 'ttg_native.node');
+  return builtAddonPath('ttg_native');
+}
+
+/** Path of an addon built by `npm run build:native`: `<package root>/build/Release/<name>.node`. */
+export function builtAddonPath(name: string): string {
+  return join(packageRoot(), 'build', 'Release', `${name}.node`);
 }
 
 /**

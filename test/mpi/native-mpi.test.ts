@@ -12,6 +12,7 @@ interface SmokeResult {
   mpi: boolean;
   bad: number;
   pingpong: [number, number] | null;
+  failedJob: string | null;
   allreduce: number[];
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -27,7 +28,7 @@ describe('native addon under mpirun', function () {
   this.timeout(180_000);
 
   for (const np of [2, 3]) {
-    it(`exchanges 16 MiB payloads between all pairs and allreduces at ${np} ranks`, () => {
+    it(`exchanges 16 MiB payloads between all pairs, allreduces and runs comm-thread jobs at ${np} ranks`, () => {
       const results = smoke(np);
       expect(results.map((r) => r.rank)).to.deep.equal([...Array(np).keys()]);
       const payload = 16 * 2 ** 20 + 2;
@@ -42,6 +43,7 @@ describe('native addon under mpirun', function () {
           expect(r.pingpong![1], 'payloads failing the check').to.equal(0);
         } else {
           expect(r.pingpong).to.equal(null);
+          expect(r.failedJob).to.match(/^ttg_native: pingpong: need a peer rank other than self/);
         }
       }
     });

@@ -29,28 +29,6 @@ describe('native addon (single process)', () => {
     expect(two[1]).to.equal(b);
   });
 
-  it('checksum() is the Fletcher-style word sum bench:pingpong documents', () => {
-    const reference = (bytes: Uint8Array): number => {
-      const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      let s1 = 0;
-      let s2 = 0;
-      for (let i = 0; i + 4 <= bytes.length; i += 4) {
-        s1 = (s1 + dv.getInt32(i, true)) | 0;
-        s2 = (s2 + s1) | 0;
-      }
-      return (s2 >>> 0) * 2 ** 32 + (s1 >>> 0);
-    };
-    const a = new Float64Array(40_001).map((_, i) => Math.sin(i) * 1e6);
-    const addon = requireNative();
-    expect(addon.checksum(a)).to.equal(reference(new Uint8Array(a.buffer)));
-    // a view's own bytes only; a tail shorter than a word is not summed
-    const view = new Uint8Array(a.buffer, 12, 4099);
-    expect(addon.checksum(view)).to.equal(reference(view));
-    const before = addon.checksum(a);
-    a[20_000] = a[20_000]! + 1;
-    expect(addon.checksum(a)).to.not.equal(before);
-  });
-
   it('start() without mpirun is rank 0 of 1; messages loop back; finalize is idempotent', async () => {
     const addon = requireNative();
     const events: NativeEvent[] = [];

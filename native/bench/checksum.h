@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ttg {
+namespace ttg_bench {
 
 // (s2 * 2^32 + s1) as a double, rounded as JavaScript's `(s2 >>> 0) * 2 ** 32 + (s1 >>> 0)` is.
 inline double fletcher_words(const void* data, std::size_t bytes) {
@@ -23,4 +23,4 @@ inline double fletcher_words(const void* data, std::size_t bytes) {
   return static_cast<double>(s2) * 4294967296.0 + static_cast<double>(s1);
 }
 
-}  // namespace ttg
+}  // namespace ttg_bench

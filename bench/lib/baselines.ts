@@ -1,0 +1,59 @@
+/**
+ * The benchmarks' baselines (`build/Release/ttg_bench.node`, built from native/bench by
+ * `npm run build:native`): what ttg is compared with, kept out of the library's addon. It reaches
+ * ttg_native only through the C seams of native/include/ttg_seams.h.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+import { builtAddonPath, requireNative } from '../../src/native/addon.js';
+
+/** The functions of ttg_bench.node. */
+export interface Baselines {
+  /** Spins the calling thread for `ns` nanoseconds, announced to ttg_native as computation (Task Bench's kernel). */
+  busy(ns: number): void;
+  /** Fletcher-style sums (mod 2^32) over the 32-bit words of `view`, as `s2 * 2^32 + s1`: bench:pingpong's payload check. */
+  checksum(view: ArrayBufferView): number;
+  /** GFLOP/s of `threads` native threads each running `iters` single-threaded n x n dgemm calls of the pool's tile kernel. */
+  devPeak(n: number, iters: number, threads: number): number;
+  /** Seconds of LAPACKE_dpotrf('L') of the n x n column-major `a`, in place, on `threads` OpenBLAS threads. */
+  lapackDpotrf(a: Float64Array, n: number, threads: number): number;
+  /**
+   * Raw MPI ping-pong of `iters` blocking round trips of `bytes` with `peer`, to run on ttg's comm
+   * thread with {@link rawPingpong}. With `verify`, every payload received is checked (element 0
+   * = round, the rest by {@link Baselines.checksum}) and the checks' time is left out.
+   */
+  pingpongJob(peer: number, bytes: number, iters: number, verify: boolean): unknown;
+}
+
+interface BaselinesAddon extends Baselines {
+  attach(seams: unknown): void;
+}
+
+let loaded: Baselines | undefined;
+
+/** Loads ttg_bench.node once and hands it ttg_native's seams. */
+export function baselines(): Baselines {
+  if (loaded !== undefined) return loaded;
+  const path = builtAddonPath('ttg_bench');
+  if (!existsSync(path)) throw new Error(`${path} does not exist: build it with \`npm run build:native\``);
+  const addon = createRequire(import.meta.url)(path) as BaselinesAddon;
+  addon.attach(requireNative().seams());
+  loaded = addon;
+  return addon;
+}
+
+/**
+ * Raw MPI ping-pong on ttg's comm thread (both ranks call it): [seconds per round trip, payloads
+ * that failed the check]. Keeps the event loop alive meanwhile (the addon's promise does not).
+ */
+export async function rawPingpong(peer: number, bytes: number, iters: number, verify: boolean): Promise<[number, number]> {
+  const job = baselines().pingpongJob(peer, bytes, iters, verify);
+  const timer = setInterval(() => {}, 1 << 30);
+  try {
+    const [seconds, failed] = await requireNative().commJob(job);
+    return [seconds!, failed!];
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,118 @@
+// ttg_bench: the baselines the benchmarks compare ttg with, built beside ttg_native but never
+// loaded by the library (bench/lib/bench-native.ts loads it). It reaches ttg_native only through
+// the C seams of ttg_seams.h, handed over once by attach(native.seams()).
+#include <napi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "../include/ttg_seams.h"
+#include "checksum.h"
+#include "peaks.h"
+#if TTG_HAVE_MPI
+#include "pingpong_job.h"
+#endif
+
+namespace {
+
+const TtgSeams* g_seams = nullptr;
+
+template <typename T>
+const T* seams_struct(Napi::Value v, const char* what) {
+  if (!v.IsExternal()) throw Napi::TypeError::New(v.Env(), std::string("ttg_bench.") + what + ": needs an External from ttg_native");
+  const T* s = v.As<Napi::External<T>>().Data();
+  if (s == nullptr || s->magic != TTG_SEAMS_MAGIC || s->version != TTG_SEAMS_VERSION) {
+    throw Napi::TypeError::New(v.Env(), std::string("ttg_bench.") + what + ": not ttg_native's seams of version " +
+                                            std::to_string(TTG_SEAMS_VERSION));
+  }
+  return s;
+}
+
+Napi::Value Attach(const Napi::CallbackInfo& info) {
+  g_seams = seams_struct<TtgSeams>(info[0], "attach");
+  return info.Env().Undefined();
+}
+
+// Spins the calling (JS) thread for `ns` nanoseconds of the steady clock, like Task Bench's
+// compute-bound kernel on the worker that runs the task; announced to ttg_native as computation,
+// as its own kernels are, so its comm thread does not spin against it.
+Napi::Value Busy(const Napi::CallbackInfo& info) {
+  const double ns = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<std::int64_t>(ns > 0 ? ns : 0));
+  volatile std::uint64_t spins = 0;
+  if (g_seams != nullptr) g_seams->compute_enter();
+  while (std::chrono::steady_clock::now() < until) spins = spins + 1;
+  if (g_seams != nullptr) g_seams->compute_leave();
+  return info.Env().Undefined();
+}
+
+// Fletcher-style sums (mod 2^32) over the 32-bit words of an ArrayBufferView: the payload check
+// both loops of bench:pingpong run.
+Napi::Value Checksum(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info[0].IsTypedArray()) {
+    auto v = info[0].As<Napi::TypedArray>();
+    const auto* base = static_cast<const std::uint8_t*>(v.ArrayBuffer().Data()) + v.ByteOffset();
+    return Napi::Number::New(env, ttg_bench::fletcher_words(base, v.ByteLength()));
+  }
+  if (info[0].IsDataView()) {
+    auto v = info[0].As<Napi::DataView>();
+    return Napi::Number::New(env, ttg_bench::fletcher_words(static_cast<const std::uint8_t*>(v.Data()), v.ByteLength()));
+  }
+  throw Napi::TypeError::New(env, "ttg_bench.checksum: needs an ArrayBufferView");
+}
+
+// pingpongJob(peer, bytes, iters, verify): a job for ttg_native's commJob.
+Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
+#if TTG_HAVE_MPI
+  ttg_bench::PingpongParams p;
+  p.peer = info[0].ToNumber().Int32Value();
+  const double bytes = info[1].ToNumber().DoubleValue();
+  p.bytes = bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+  p.iters = info[2].ToNumber().Int32Value();
+  p.verify = info[3].ToBoolean().Value();
+  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_pingpong_job(p),
+                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_pingpong_job(j); });
+#else
+  throw Napi::Error::New(info.Env(), "ttg_bench.pingpongJob: built without MPI");
+#endif
+}
+
+Napi::Value DevPeak(const Napi::CallbackInfo& info) {
+  const int n = info[0].ToNumber().Int32Value(), iters = info[1].ToNumber().Int32Value();
+  const int threads = info[2].ToNumber().Int32Value();
+  if (n < 1 || iters < 1 || threads < 1) throw Napi::RangeError::New(info.Env(), "ttg_bench.devPeak: n, iters, threads must be >= 1");
+  return Napi::Number::New(info.Env(), ttg_bench::dgemm_peak(n, iters, threads));
+}
+
+Napi::Value LapackDpotrf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+    throw Napi::TypeError::New(env, "ttg_bench.lapackDpotrf: needs a Float64Array");
+  }
+  auto a = info[0].As<Napi::Float64Array>();
+  const int n = info[1].ToNumber().Int32Value(), threads = info[2].ToNumber().Int32Value();
+  if (n < 1 || threads < 1 || a.ElementLength() < static_cast<std::size_t>(n) * n) {
+    throw Napi::RangeError::New(env, "ttg_bench.lapackDpotrf: needs n >= 1, threads >= 1 and n*n elements");
+  }
+  int status = 0;
+  const double s = ttg_bench::lapack_dpotrf(a.Data(), n, threads, &status);
+  if (s < 0) throw Napi::Error::New(env, "ttg_bench.lapackDpotrf: built without LAPACKE");
+  if (status != 0) throw Napi::Error::New(env, "ttg_bench.lapackDpotrf: LAPACKE_dpotrf info " + std::to_string(status));
+  return Napi::Number::New(env, s);
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports["attach"] = Napi::Function::New(env, Attach, "attach");
+  exports["busy"] = Napi::Function::New(env, Busy, "busy");
+  exports["checksum"] = Napi::Function::New(env, Checksum, "checksum");
+  exports["pingpongJob"] = Napi::Function::New(env, PingpongJob, "pingpongJob");
+  exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
+  exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(ttg_bench, Init)
