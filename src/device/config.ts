@@ -1,6 +1,6 @@
 /**
  * Which backend to run, from `initialize({ device })` and the `TTG_DEVICE` environment variable
- * (`backend[:devices[:memory]]`, e.g. `emulated:2:8MiB`). Options given in code win field by
+ * (`backend[:devices[:memory[:streams]]]`, e.g. `emulated:2:8MiB` or `host:::2`). Options given in code win field by
  * field; the environment fills in what they leave out, so a program can be rerun on another
  * backend without editing it.
  */
@@ -33,13 +33,15 @@ export function parseBytes(text: string, what: string): number {
   return Math.floor(Number(m[1]) * unit);
 }
 
-/** Parses `TTG_DEVICE` (`backend:devices:memory`; later fields optional). */
+/** Parses `TTG_DEVICE` (`backend:devices:memory:streams`; later fields optional, empty ones left out). */
 export function parseDeviceEnv(text: string | undefined): DeviceOptions {
   if (text === undefined || text.trim() === '') return {};
-  const [backend, devices, memory] = text.trim().split(':');
+  const [backend, devices, memory, streams, ...rest] = text.trim().split(':');
+  if (rest.length > 0) throw DeviceErrors.invalid('TTG_DEVICE', `has at most four fields (backend:devices:memory:streams), got '${text}'`);
   const o: DeviceOptions = { backend };
   if (devices !== undefined && devices !== '') o.devices = Number(devices);
   if (memory !== undefined && memory !== '') o.memory = parseBytes(memory, 'TTG_DEVICE memory');
+  if (streams !== undefined && streams !== '') o.streams = Number(streams);
   return o;
 }
 

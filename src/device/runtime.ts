@@ -68,14 +68,4 @@ export async function finalizeDevices(): Promise<void> {
   r.backend.native.devStop();
 }
 
-/**
- * @internal Switches backend in a running process (tests use it to try every backend in one
- * mocha process, since `initialize` ignores options after the first call). Call it only when no
- * device task is running.
- */
-export async function reconfigureDevices(options: DeviceOptions | undefined): Promise<void> {
-  await finalizeDevices();
-  await initDevices(options ?? {});
-}
-
 setToHostImpl((b) => current?.memory.toHost(b));

@@ -45,6 +45,15 @@ describe('device backend selection (child processes)', function () {
     expect(r.result).to.deep.equal([3, 6]);
   });
 
+  it('TTG_DEVICE=host:::3 gives the host backend three streams; empty fields are left out', async () => {
+    const r = await child({ TTG_DEVICE: 'host:::3' });
+    expect(r, r.message).to.include({ ok: true, backend: 'host', devices: 1, streams: 3 });
+    expect(r.result).to.deep.equal([3, 6]);
+    const e = await child({ TTG_DEVICE: 'emulated:2::1' });
+    expect(e, e.message).to.include({ ok: true, backend: 'emulated', devices: 2 });
+    expect(e.capacity).to.have.length(2);
+  });
+
   it('by default: cuda when a GPU is present, else host with one stream per core', async () => {
     const r = await child({ TTG_DEVICE: undefined });
     expect(r.ok, r.message).to.equal(true);
@@ -68,6 +77,10 @@ describe('device backend selection (child processes)', function () {
     const r = await child({ TTG_DEVICE: 'emulated:1:8 parsecs' });
     expect(r).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
     expect(r.message).to.include('8 parsecs');
+    const five = await child({ TTG_DEVICE: 'host:1:1MiB:2:9' });
+    expect(five).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
+    expect(five.message).to.include('at most four fields');
+    expect(await child({ TTG_DEVICE: 'host:::0' })).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
   });
 
   it('every host kernel and flag combination of the addon matches the reference (the check used on the no-BLAS build)', async () => {

@@ -1,5 +1,5 @@
 /**
- * Buffers nested in values that leave the rank (run by test/device-values-mpi.test.ts under
+ * Buffers nested in values that leave the rank (run by test/mpi/device-values-mpi.test.ts under
  * `mpirun -np 2` and `-np 3`, emulated devices): a device task writes buffers two levels down and
  * in a Map without copying them back, then sends the value to a host task on the next rank, which
  * must see the device's data. Each rank prints `RESULT <json>`. Mode `unsendable`: the value also

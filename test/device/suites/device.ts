@@ -1,15 +1,14 @@
 /**
- * Device layer on the `host` and `emulated` backends, in this mocha process: kernels against a
- * plain reference, the generator protocol, streams running concurrently and in order, buffers.
- * Backends are switched with the internal reconfigureDevices (initialize ignores options after
- * its first call); residency and eviction are in device-memory.test.ts, the environment variable
- * and the CUDA build in device-env.test.ts (child processes).
+ * Device layer on the backend of this run (suite.ts): kernels against a plain reference; on the
+ * host backend also the generator protocol, streams running concurrently and in order, buffers.
+ * Residency and eviction are in memory.ts, the environment variable and the CUDA build in
+ * ../device-env.test.ts.
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
-import { reconfigureDevices } from '../../src/device/runtime.js';
-import { maxDiff, rand, refGemm, refPotrf, refSyrk, refTrsm, spd } from '../device-ref.js';
-import { expectTtgError, fence, rejection, thrown } from '../helpers.js';
+import { maxDiff, rand, refGemm, refPotrf, refSyrk, refTrsm, spd } from '../../device-ref.js';
+import { expectTtgError, fence, rejection, thrown } from '../../helpers.js';
+import { backend, onSuiteDevices, streams } from './suite.js';
 
 type Step = (s: ttg.device.Stream) => void;
 
@@ -26,82 +25,73 @@ async function deviceTask(name: string, bufs: ttg.Buffer<ttg.BufferArray>[], enq
   await fence();
 }
 
-for (const backend of ['host', 'emulated'] as const) {
-  describe(`device kernels on the ${backend} backend equal a plain reference`, () => {
-    before(async () => {
-      await ttg.initialize();
-      await reconfigureDevices({ backend, devices: backend === 'emulated' ? 2 : undefined, memory: backend === 'emulated' ? 4 * 2 ** 20 : undefined });
-      expect(ttg.device.stats().backend).to.equal(backend);
+describe(`device kernels on the ${backend} backend equal a plain reference`, () => {
+  onSuiteDevices();
+  const m = 19, n = 23, k = 17;
+  for (const [ta, tb] of [['N', 'N'], ['T', 'N'], ['N', 'T'], ['T', 'T']] as const) {
+    it(`dgemm ${ta}${tb}`, async () => {
+      const [ar, ac] = ta === 'N' ? [m, k] : [k, m];
+      const [br, bc] = tb === 'N' ? [k, n] : [n, k];
+      const A = rand(ar * ac, 1), B = rand(br * bc, 2), C0 = rand(m * n, 3);
+      const C = new ttg.Buffer(C0.slice());
+      const bA = new ttg.Buffer(A), bB = new ttg.Buffer(B);
+      await deviceTask(`dk-gemm-${backend}-${ta}${tb}`, [bA, bB, C],
+        (s) => ttg.device.kernels.dgemm(s, ta, tb, m, n, k, 0.75, bA, ar, bB, br, -0.5, C, m), [C]);
+      const ref = C0.slice();
+      refGemm(ta, tb, m, n, k, 0.75, A, ar, B, br, -0.5, ref, m);
+      expect(maxDiff(C.host, ref)).to.be.below(1e-12);
     });
-    const m = 19, n = 23, k = 17;
-    for (const [ta, tb] of [['N', 'N'], ['T', 'N'], ['N', 'T'], ['T', 'T']] as const) {
-      it(`dgemm ${ta}${tb}`, async () => {
-        const [ar, ac] = ta === 'N' ? [m, k] : [k, m];
-        const [br, bc] = tb === 'N' ? [k, n] : [n, k];
-        const A = rand(ar * ac, 1), B = rand(br * bc, 2), C0 = rand(m * n, 3);
-        const C = new ttg.Buffer(C0.slice());
-        const bA = new ttg.Buffer(A), bB = new ttg.Buffer(B);
-        await deviceTask(`dk-gemm-${backend}-${ta}${tb}`, [bA, bB, C],
-          (s) => ttg.device.kernels.dgemm(s, ta, tb, m, n, k, 0.75, bA, ar, bB, br, -0.5, C, m), [C]);
-        const ref = C0.slice();
-        refGemm(ta, tb, m, n, k, 0.75, A, ar, B, br, -0.5, ref, m);
-        expect(maxDiff(C.host, ref)).to.be.below(1e-12);
-      });
-    }
-    for (const [uplo, t] of [['L', 'N'], ['U', 'T']] as const) {
-      it(`dsyrk ${uplo}${t}`, async () => {
-        const A = rand(n * k, 4), C0 = rand(n * n, 5);
-        const lda = t === 'N' ? n : k;
-        const C = new ttg.Buffer(C0.slice()), bA = new ttg.Buffer(A);
-        await deviceTask(`dk-syrk-${backend}-${uplo}${t}`, [bA, C], (s) => ttg.device.kernels.dsyrk(s, uplo, t, n, k, -1, bA, lda, 1, C, n), [C]);
-        const ref = C0.slice();
-        refSyrk(uplo, t, n, k, -1, A, lda, 1, ref, n);
-        expect(maxDiff(C.host, ref)).to.be.below(1e-12);
-      });
-    }
-    for (const f of ['LLNN', 'LUTN', 'RLTN', 'RUNU', 'RLNN', 'LLTU']) {
-      it(`dtrsm ${f}`, async () => {
-        const [side, uplo, ta, diag] = f.split('') as [string, string, string, string];
-        const na = side === 'L' ? m : n;
-        const A = spd(na, 6), B0 = rand(m * n, 7);
-        const B = new ttg.Buffer(B0.slice()), bA = new ttg.Buffer(A);
-        await deviceTask(`dk-trsm-${backend}-${f}`, [bA, B], (s) => ttg.device.kernels.dtrsm(s, side, uplo, ta, diag, m, n, 2, bA, na, B, m), [B]);
-        const ref = B0.slice();
-        refTrsm(side, uplo, ta, diag, m, n, 2, A, na, ref, m);
-        expect(maxDiff(B.host, ref)).to.be.below(1e-10);
-      });
-    }
-    for (const uplo of ['L', 'U']) {
-      it(`dpotrf ${uplo} with info, and info > 0 for a matrix that is not positive definite`, async () => {
-        const A0 = spd(n, 8);
-        const A = new ttg.Buffer(A0.slice()), info = new ttg.Buffer(new Int32Array([-7]));
-        await deviceTask(`dk-potrf-${backend}-${uplo}`, [A, info], (s) => ttg.device.kernels.dpotrf(s, uplo, n, A, n, info), [A, info]);
-        const ref = A0.slice();
-        expect(refPotrf(uplo, n, ref, n)).to.equal(0);
-        expect(info.host[0]).to.equal(0);
-        expect(maxDiff(A.host, ref)).to.be.below(1e-12);
-        const bad = new ttg.Buffer(new Float64Array([1, 2, 2, 1])), info2 = new ttg.Buffer(new Int32Array(1));
-        await deviceTask(`dk-potrf-bad-${backend}-${uplo}`, [bad, info2], (s) => ttg.device.kernels.dpotrf(s, uplo, 2, bad, 2, info2), [info2]);
-        expect(info2.host[0]).to.equal(2);
-      });
-    }
-    it('daxpy then dscal on one stream run in order', async () => {
-      const X = new ttg.Buffer(rand(1000, 9)), Y = new ttg.Buffer(rand(1000, 10));
-      const ref = Y.host.map((y, i) => (y + 3 * X.host[i]!) * -2);
-      await deviceTask(`dk-axpy-${backend}`, [X, Y], (s) => {
-        ttg.device.kernels.daxpy(s, 1000, 3, X, Y);
-        ttg.device.kernels.dscal(s, 1000, -2, Y);
-      }, [Y]);
-      expect(maxDiff(Y.host, ref)).to.be.below(1e-12);
+  }
+  for (const [uplo, t] of [['L', 'N'], ['U', 'T']] as const) {
+    it(`dsyrk ${uplo}${t}`, async () => {
+      const A = rand(n * k, 4), C0 = rand(n * n, 5);
+      const lda = t === 'N' ? n : k;
+      const C = new ttg.Buffer(C0.slice()), bA = new ttg.Buffer(A);
+      await deviceTask(`dk-syrk-${backend}-${uplo}${t}`, [bA, C], (s) => ttg.device.kernels.dsyrk(s, uplo, t, n, k, -1, bA, lda, 1, C, n), [C]);
+      const ref = C0.slice();
+      refSyrk(uplo, t, n, k, -1, A, lda, 1, ref, n);
+      expect(maxDiff(C.host, ref)).to.be.below(1e-12);
     });
+  }
+  for (const f of ['LLNN', 'LUTN', 'RLTN', 'RUNU', 'RLNN', 'LLTU']) {
+    it(`dtrsm ${f}`, async () => {
+      const [side, uplo, ta, diag] = f.split('') as [string, string, string, string];
+      const na = side === 'L' ? m : n;
+      const A = spd(na, 6), B0 = rand(m * n, 7);
+      const B = new ttg.Buffer(B0.slice()), bA = new ttg.Buffer(A);
+      await deviceTask(`dk-trsm-${backend}-${f}`, [bA, B], (s) => ttg.device.kernels.dtrsm(s, side, uplo, ta, diag, m, n, 2, bA, na, B, m), [B]);
+      const ref = B0.slice();
+      refTrsm(side, uplo, ta, diag, m, n, 2, A, na, ref, m);
+      expect(maxDiff(B.host, ref)).to.be.below(1e-10);
+    });
+  }
+  for (const uplo of ['L', 'U']) {
+    it(`dpotrf ${uplo} with info, and info > 0 for a matrix that is not positive definite`, async () => {
+      const A0 = spd(n, 8);
+      const A = new ttg.Buffer(A0.slice()), info = new ttg.Buffer(new Int32Array([-7]));
+      await deviceTask(`dk-potrf-${backend}-${uplo}`, [A, info], (s) => ttg.device.kernels.dpotrf(s, uplo, n, A, n, info), [A, info]);
+      const ref = A0.slice();
+      expect(refPotrf(uplo, n, ref, n)).to.equal(0);
+      expect(info.host[0]).to.equal(0);
+      expect(maxDiff(A.host, ref)).to.be.below(1e-12);
+      const bad = new ttg.Buffer(new Float64Array([1, 2, 2, 1])), info2 = new ttg.Buffer(new Int32Array(1));
+      await deviceTask(`dk-potrf-bad-${backend}-${uplo}`, [bad, info2], (s) => ttg.device.kernels.dpotrf(s, uplo, 2, bad, 2, info2), [info2]);
+      expect(info2.host[0]).to.equal(2);
+    });
+  }
+  it('daxpy then dscal on one stream run in order', async () => {
+    const X = new ttg.Buffer(rand(1000, 9)), Y = new ttg.Buffer(rand(1000, 10));
+    const ref = Y.host.map((y, i) => (y + 3 * X.host[i]!) * -2);
+    await deviceTask(`dk-axpy-${backend}`, [X, Y], (s) => {
+      ttg.device.kernels.daxpy(s, 1000, 3, X, Y);
+      ttg.device.kernels.dscal(s, 1000, -2, Y);
+    }, [Y]);
+    expect(maxDiff(Y.host, ref)).to.be.below(1e-12);
   });
-}
+});
 
-describe('device tasks on the host backend', () => {
-  before(async () => {
-    await ttg.initialize();
-    await reconfigureDevices({ backend: 'host', streams: 2 });
-  });
+if (backend === 'host') describe(`device tasks on the host backend (${streams ?? 'default'} streams)`, () => {
+  onSuiteDevices();
 
   it('uses buffers in place: no copies, and the result is on the host after kernel()', async () => {
     const before = ttg.device.stats();
@@ -113,19 +103,19 @@ describe('device tasks on the host backend', () => {
     expect(after.kernels - before.kernels).to.equal(1);
   });
 
-  it('two independent long kernels on two streams overlap in time', async function () {
+  it('two independent long kernels overlap in time on two streams, and run one after the other on one', async function () {
     this.timeout(30000);
     // Stream-side timestamps (not wall time of the whole run): on a VM that throttles its vCPUs
     // the kernels may slow down, but if the streams are concurrent their intervals still overlap.
     const NB = 192, REPS = 20;
     let times = [new Float64Array(2), new Float64Array(2)];
-    const streams: number[] = [];
+    const used: number[] = [];
     const data = [0, 1].map(() => [new ttg.Buffer(rand(NB * NB, 1)), new ttg.Buffer(rand(NB * NB, 2)), new ttg.Buffer(NB * NB)] as const);
     const e = new ttg.Edge<number, number>('ov-in');
     const tt = ttg.make_tt(function* (key: number) {
       const [A, B, C] = data[key]!;
       const { stream } = (yield ttg.device.input(A, B, C)) as ttg.device.InputResult;
-      streams.push(stream.index);
+      used.push(stream.index);
       ttg.device.stamp(stream, times[key]!, 0);
       for (let r = 0; r < REPS; r++) ttg.device.kernels.dgemm(stream, 'N', 'N', NB, NB, NB, 1, A, NB, B, NB, 0, C, NB);
       ttg.device.stamp(stream, times[key]!, 1);
@@ -142,17 +132,15 @@ describe('device tasks on the host backend', () => {
       expect(shorter).to.be.greaterThan(0);
       return (Math.min(a[1]!, b[1]!) - Math.max(a[0]!, b[0]!)) / shorter;
     };
-    // Serial streams give <= 0 (the control below); 0.1 leaves room for a loaded CI machine, where
+    if (streams === 1) {
+      // The control, run with TTG_DEVICE=host:::1: on one stream the tasks run one after the other.
+      expect(await overlap()).to.be.at.most(0);
+      return;
+    }
+    // Serial streams give <= 0 (the control above); 0.1 leaves room for a loaded CI machine, where
     // another process delaying one worker measured 0.26.
     expect(await overlap()).to.be.greaterThan(0.1);
-    expect(new Set(streams).size, 'the two tasks got different streams').to.equal(2);
-    // Control: with one stream the same two tasks run one after the other.
-    await reconfigureDevices({ backend: 'host', streams: 1 });
-    try {
-      expect(await overlap()).to.be.at.most(0);
-    } finally {
-      await reconfigureDevices({ backend: 'host', streams: 2 });
-    }
+    expect(new Set(used).size, 'the two tasks got different streams').to.equal(2);
   });
 
   it('a chain of tasks on one tile stays on the stream (worker) that wrote it', async () => {
@@ -263,7 +251,7 @@ describe('device tasks on the host backend', () => {
   });
 });
 
-describe('ttg.Buffer', () => {
+if (backend === 'host') describe('ttg.Buffer', () => {
   it('owns a zeroed Float64Array or wraps a TypedArray without copying', () => {
     const own = new ttg.Buffer(3);
     expect(own.owning).to.equal(true);

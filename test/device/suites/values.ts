@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
-import { reconfigureDevices } from '../../src/device/runtime.js';
-import { forEachBuffer } from '../../src/device/migrate.js';
-import { expectTtgError, fence, rejection } from '../helpers.js';
+import { forEachBuffer } from '../../../src/device/migrate.js';
+import { expectTtgError, fence, rejection } from '../../helpers.js';
+import { devices, onSuiteDevices } from './suite.js';
 
 /** A class whose instances keep a buffer in an own property. */
 class Holder {
@@ -16,19 +16,15 @@ class Holder {
   constructor(readonly data: ttg.Buffer) {}
 }
 
-/** Runs the enclosing describe on `devices` emulated devices (two streams each), then back on the host backend. */
-function useEmulated(devices: number): void {
-  before(async () => {
-    await ttg.initialize();
-    await reconfigureDevices({ backend: 'emulated', devices, streams: 2 });
-  });
-  after(async () => {
-    await reconfigureDevices({ backend: 'host' });
+/** Defines a describe for runs on `n` emulated devices only (test/device/backends.test.ts makes one of each). */
+function onDevices(n: number, title: string, fn: () => void): void {
+  if (devices === n) describe(title, () => {
+    onSuiteDevices();
+    fn();
   });
 }
 
-describe('buffers inside values (emulated backend)', () => {
-  useEmulated(2);
+onDevices(2, 'buffers inside values (emulated backend, 2 devices)', () => {
 
   it('forEachBuffer finds buffers in objects, arrays, Maps (keys and values), Sets and class instances, once each, through cycles', () => {
     const bs = Array.from({ length: 7 }, (_, i) => new ttg.Buffer(new Float64Array([i])));
@@ -125,8 +121,7 @@ describe('buffers inside values (emulated backend)', () => {
   });
 });
 
-describe('read-only inputs of host tasks (emulated backend)', () => {
-  useEmulated(1);
+onDevices(1, 'read-only inputs of host tasks (emulated backend, 1 device)', () => {
 
   /** D(k) doubles `y` on the device and copies it back, then hands it to `H` on its terminal 1 (read-only). */
   function graph(name: string, host: (k: number, tag: string, y: ttg.Buffer) => void | Promise<void>) {
@@ -168,8 +163,7 @@ describe('read-only inputs of host tasks (emulated backend)', () => {
   });
 });
 
-describe('private copies of values that hold buffers (emulated backend)', () => {
-  useEmulated(1);
+onDevices(1, 'private copies of values that hold buffers (emulated backend, 1 device)', () => {
 
   it('a shared consumable value holding a buffer two levels down is copied as a Buffer with the current data, not aliased', async () => {
     type V = { inner: { b: ttg.Buffer }; byName: Map<string, Holder> };

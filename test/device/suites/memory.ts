@@ -6,19 +6,13 @@
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
-import { reconfigureDevices } from '../../src/device/runtime.js';
-import { expectTtgError, fence, rejection } from '../helpers.js';
+import { expectTtgError, fence, rejection } from '../../helpers.js';
+import { onSuiteDevices } from './suite.js';
 
 const KiB = 1024;
 
 describe('device memory manager (emulated backend)', () => {
-  before(async () => {
-    await ttg.initialize();
-    await reconfigureDevices({ backend: 'emulated', devices: 2, memory: 256 * KiB });
-  });
-  after(async () => {
-    await reconfigureDevices({ backend: 'host' });
-  });
+  onSuiteDevices(); // run with TTG_DEVICE=emulated:2:256KiB
 
   it('an oversubscribed working set (4x the memory of both devices) completes with exact results and evictions', async function () {
     this.timeout(30000);
