@@ -15,9 +15,11 @@
 #include <unordered_map>
 
 #include "settings.h"
+#include "arrival_batch.h"
 #include "build_info.h"
 #include "comm_thread.h"
 #include "device_addon.h"
+#include "js_pins.h"
 #include "js_views.h"
 #include "js_waker.h"
 #include "launch_env.h"
@@ -39,28 +41,7 @@ napi_env g_owner = nullptr;
 // would report an improper exit. Runs on the exiting thread; touches no JS state.
 void stop_at_exit() { comm().stop(); }
 
-// A message whose payload JS still has to receive (by recv) into views of its choosing.
-struct PendingMsg {
-  int src;
-  int tag;
-  std::vector<std::uint64_t> sizes;
-  std::vector<Span> loop_src;
-  std::uint64_t loop_pin;
-};
-
 constexpr std::size_t kMaxCopyBytes = std::size_t{1} << 20;
-
-// An eager payload starts at an 8-byte boundary of the batch's bytes, so JS can copy each part
-// with a typed-array view of the same type (no byte view of a small on-heap array, which would
-// make V8 move it off the heap).
-constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
-
-// Layout of one arrival in the meta array handed to JS (mirrored by src/native/addon.ts):
-// kind, src, id, header bytes, payload mode, number of parts, then each part's byte size.
-constexpr std::size_t kArrivalFields = 6;
-constexpr double kRecvNeeded = 0;    // JS calls recv(id, views) (or the message has no parts)
-constexpr double kEagerPayload = 1;  // the payload follows the header in the batch's bytes
-constexpr double kLentBuffers = 2;   // the payload is in pool buffers, extra[event] (or extra itself)
 
 struct PendingPromise {
   Napi::Promise::Deferred deferred;
@@ -92,11 +73,11 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
 
   void Deliver(Napi::Env env, Napi::Function fn) {
     Batch b = comm().take();
-    Release(b.released);
+    pins_.release(b.released);
     // Arrivals first: a collective that completed in the same batch (e.g. a termination wave)
     // must see JS's counters already updated by these messages.
     if (!b.arrivals.empty() && started_ && !fn.IsEmpty()) {
-      ArrivalBatch batch = Flatten(env, b.arrivals);
+      ArrivalBatch batch = batcher_.flatten(env, b.arrivals, pending_, delivering_);
       delivering_ = true;
       try {
         fn.Call({batch.meta, batch.bytes, batch.extra, Napi::Number::New(env, static_cast<double>(batch.rows))});
@@ -200,7 +181,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     // When the send owns all its memory, nothing in JS needs pinning, and its completion need not
     // wake the JS thread at all (one wake-up less per hop of a moved array).
-    if (cmd.recycle.size() < parts.Length()) cmd.pin = Pin(parts);
+    if (cmd.recycle.size() < parts.Length()) cmd.pin = pins_.pin(parts);
     comm().enqueue(std::move(cmd));
     for (auto& [ab, mem] : claimed) {
       PoolLeases::detach(env, ab);
@@ -245,7 +226,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         bytes += n;
       }
       comm().stats.recv_bytes += bytes;
-      if (m.loop_pin) pins_.erase(m.loop_pin);
+      if (m.loop_pin) pins_.release(m.loop_pin);
       pending_.erase(it);
       return Napi::Boolean::New(env, true);
     }
@@ -254,7 +235,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.tag = m.tag;
     cmd.loop_src = m.loop_src;
     cmd.loop_pin = m.loop_pin;
-    cmd.pin = Pin(views);
+    cmd.pin = pins_.pin(views);
     pending_.erase(it);
     comm().enqueue(std::move(cmd));
     return Napi::Boolean::New(env, false);
@@ -343,18 +324,15 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     comm().stop();
     Batch b = comm().take();
     if (env != nullptr) {
-      Release(b.released);
+      pins_.release(b.released);
       Settle(*env, b.completions);
       for (auto& [id, p] : promises_) {
         p.deferred.Reject(Napi::Error::New(*env, "ttg_native: finalized before this operation completed").Value());
       }
       cleanup_.Remove(*env);
     } else {
-      for (auto& [id, refs] : pins_) {
-        for (auto& r : refs) r.SuppressDestruct();
-      }
-      meta_keep_.SuppressDestruct();
-      bytes_keep_.SuppressDestruct();
+      pins_.abandon();
+      batcher_.abandon();
     }
     pins_.clear();
     promises_.clear();
@@ -379,21 +357,6 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       }
     }
     return spans;
-  }
-
-  // Keeps the views (and so their memory) alive until the comm thread hands the pin back.
-  std::uint64_t Pin(Napi::Array views) {
-    if (views.Length() == 0) return 0;
-    std::vector<Napi::ObjectReference> refs;
-    refs.reserve(views.Length());
-    for (uint32_t i = 0; i < views.Length(); ++i) refs.push_back(Napi::Persistent(views.Get(i).As<Napi::Object>()));
-    const std::uint64_t id = ++pin_seq_;
-    pins_.emplace(id, std::move(refs));
-    return id;
-  }
-
-  void Release(const std::vector<std::uint64_t>& ids) {
-    for (std::uint64_t id : ids) pins_.erase(id);
   }
 
   Napi::Value Collective(Napi::Env env, CollCmd&& cmd, const char* what, Napi::Value job = Napi::Value()) {
@@ -431,101 +394,15 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
   }
 
-  struct ArrivalBatch {
-    Napi::Float64Array meta;  // valid up to `rows` numbers; may be longer (reused)
-    Napi::Uint8Array bytes;
-    Napi::Value extra;
-    std::size_t rows;
-  };
-
-  static constexpr std::size_t kBatchKeepMax = 8u << 20;  // bytes: a flood's batch is not kept
-
-  // A batch's arrays are read by JS only during its onArrivals call, so one pair serves every
-  // batch: two ArrayBuffer allocations less per wake-up on the way into JS. A batch delivered
-  // while JS still reads the previous one (a nested call) gets arrays of its own.
-  template <typename T>
-  T BatchArray(Napi::Env env, Napi::Reference<T>& keep, std::size_t n) {
-    if (delivering_ || n * sizeof(*T().Data()) > kBatchKeepMax) return T::New(env, n);
-    T kept = keep.IsEmpty() ? T() : keep.Value();
-    const std::size_t had = kept.IsEmpty() ? 0 : kept.ElementLength();
-    if (had >= n) return kept;
-    T a = T::New(env, std::max({n, 2 * had, std::size_t{1024}}));
-    keep.Reset(a, 1);
-    return a;
-  }
-
-  // One batch as two typed arrays (see ArrivalField in src/native/addon.ts): per event a row of
-  // numbers in `meta`, its header bytes (and an eager payload) in `bytes`; only lent buffers and
-  // error texts need JS objects, in `extra` by event index. Far cheaper than an object per event.
-  ArrivalBatch Flatten(Napi::Env env, std::vector<Arrival>& arrivals) {
-    std::size_t nmeta = 0, nbytes = 0;
-    std::size_t extras = 0;
-    for (const Arrival& a : arrivals) {
-      nmeta += kArrivalFields + a.sizes.size();
-      if (a.kind == Arrival::Kind::Msg) {
-        nbytes += a.header.size();
-        if (a.is_eager) nbytes = align8(nbytes) + (a.eager.size - a.eager_off);
-      }
-      if (!a.pre.empty() || a.kind == Arrival::Kind::Error) extras++;
-    }
-    // One lent single-part payload alone in its batch (a large message's usual case) travels as
-    // `extra` itself: no JS array to make and fill right after the copy has flushed the caches.
-    const bool lone_buffer = extras == 1 && arrivals.size() == 1 && arrivals[0].pre.size() == 1;
-    ArrivalBatch out{BatchArray(env, meta_keep_, nmeta), BatchArray(env, bytes_keep_, nbytes),
-                     extras == 0 || lone_buffer ? env.Undefined() : Napi::Array::New(env, arrivals.size()), nmeta};
-    double* m = out.meta.Data();
-    std::uint8_t* const base = out.bytes.Data();
-    std::uint8_t* p = base;
-    for (std::size_t e = 0; e < arrivals.size(); ++e) {
-      Arrival& a = arrivals[e];
-      m[0] = static_cast<double>(a.kind);
-      m[1] = a.src;
-      m[2] = static_cast<double>(a.id);
-      m[3] = static_cast<double>(a.header.size());
-      m[4] = kRecvNeeded;
-      m[5] = static_cast<double>(a.sizes.size());
-      for (std::size_t i = 0; i < a.sizes.size(); ++i) m[kArrivalFields + i] = static_cast<double>(a.sizes[i]);
-      double& mode = m[4];
-      if (a.kind == Arrival::Kind::Msg) {
-        if (!a.header.empty()) std::memcpy(p, a.header.data(), a.header.size());
-        p += a.header.size();
-        if (a.is_eager) {
-          p = base + align8(static_cast<std::size_t>(p - base));
-          const std::size_t n = a.eager.size - a.eager_off;
-          if (n) std::memcpy(p, a.eager.get() + a.eager_off, n);
-          p += n;
-          mode = kEagerPayload;
-        } else if (!a.pre.empty()) {
-          // Already received into pool buffers: lend them to JS (back on GC or on transfer).
-          if (lone_buffer) {
-            out.extra = PoolLeases::instance().lend(env, a.pre[0]);
-          } else {
-            Napi::Array bufs = Napi::Array::New(env, a.pre.size());
-            for (uint32_t i = 0; i < a.pre.size(); ++i) bufs[i] = PoolLeases::instance().lend(env, a.pre[i]);
-            out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = bufs;
-          }
-          mode = kLentBuffers;
-        } else if (!a.sizes.empty()) {
-          pending_.emplace(a.id, PendingMsg{a.src, a.tag, std::move(a.sizes), std::move(a.loop_src), a.loop_pin});
-        }
-      } else if (a.kind == Arrival::Kind::Error) {
-        out.extra.As<Napi::Array>()[static_cast<uint32_t>(e)] = Napi::String::New(env, a.message);
-      }
-      m += kArrivalFields + static_cast<std::size_t>(m[5]);
-    }
-    return out;
-  }
-
   bool started_ = false;
   bool delivering_ = false;
-  Napi::Reference<Napi::Float64Array> meta_keep_;
-  Napi::Reference<Napi::Uint8Array> bytes_keep_;
+  ArrivalBatcher batcher_;
   JsWaker waker_;
   Napi::Env::CleanupHook<std::function<void()>> cleanup_;
-  std::uint64_t pin_seq_ = 0, promise_seq_ = 0;
-  std::unordered_map<std::uint64_t, std::vector<Napi::ObjectReference>> pins_;
+  std::uint64_t promise_seq_ = 0;
+  JsPins pins_;
   std::unordered_map<std::uint64_t, PendingPromise> promises_;
-  std::unordered_map<std::uint64_t, PendingMsg> pending_;
+  PendingMsgs pending_;
 };
 
 }  // namespace

@@ -1,9 +1,20 @@
 /** Failures announced by other ranks. */
-import { Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
-import type { WireMessage, Wire } from '../core/wire.js';
+import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
+import { encode } from '../serialize/codec.js';
+import { Wire, type WireMessage } from '../core/wire.js';
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
+
+/** The `Failure` message that announces `err` of rank `rank` to the other ranks (its header bytes). */
+export function encodeFailure(err: TtgError, rank: number): Uint8Array {
+  const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, rank] as const;
+  try {
+    return encode(err.key === undefined ? [...head] : [...head, err.key]).bytes;
+  } catch {
+    return encode([...head, describeKey(err.key)]).bytes; // a key that cannot travel goes as text
+  }
+}
 
 /** The error a `Failure` message announces, marked as announced by its rank. */
 export function announcedError(msg: WireMessage): TtgError {

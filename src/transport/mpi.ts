@@ -7,15 +7,16 @@
  * phase after a fence wait for the receiver's fence to end (phase.ts).
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
-import { copyPartsFrom, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
+import { copyPartsFrom } from '../serialize/small-parts.js';
 import { checksumRequested, traceFile } from '../base/settings.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
-import { describeKey, Errors, TtgError } from '../base/errors.js';
+import { Errors, TtgError } from '../base/errors.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
+import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
-import { wavePauseUs } from './waves.js';
+import { untilQuiet } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import type { NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
@@ -23,7 +24,7 @@ import { tracer } from '../core/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { Transport, TransportHost } from '../core/transport.js';
 import { serializeError } from './serialize-error.js';
-import { announcedError, FailureNotice, unannounced } from './failures.js';
+import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from '../core/wire.js';
@@ -148,13 +149,7 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   announceFailure(err: TtgError): void {
     if (this.endpoint.finalized) return;
-    const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, this.rank] as const;
-    let bytes: Uint8Array;
-    try {
-      bytes = encode(err.key === undefined ? [...head] : [...head, err.key]).bytes;
-    } catch {
-      bytes = encode([...head, describeKey(err.key)]).bytes; // a key that cannot travel goes as text
-    }
+    const bytes = encodeFailure(err, this.rank);
     stampPhase(bytes, this.phase.bit);
     for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
   }
@@ -206,22 +201,14 @@ export class MpiTransport implements Transport, WorldReceiver {
     if (this.broken !== undefined) throw this.broken;
     this.hold(true);
     try {
-      let prevSent = -1;
-      let prevRecv = -1;
-      const start = performance.now();
-      for (let wave = 0; ; wave++) {
-        await settleLocal();
-        if (this.broken !== undefined) return; // the fence already rejected (hang)
-        const failed = this.host.failed ? 1 : 0;
-        const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-        const [s, r, f] = await this.native.allreduce(Float64Array.of(this.sent, this.received, failed), pause, this.place.comm);
-        if (this.broken !== undefined) return;
-        if (s === r && s === prevSent && r === prevRecv) {
-          if (f! > 0 && !this.host.failed) await this.failureNotice.wait(() => this.host.failed, () => this.host.fail(unannounced(this.rank), true));
-          return;
-        }
-        prevSent = s!;
-        prevRecv = r!;
+      const failed = await untilQuiet({
+        settleLocal,
+        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0],
+        allreduce: (values, pauseUs) => this.native.allreduce(values, pauseUs, this.place.comm),
+        stopped: () => this.broken !== undefined, // the fence already rejected (hang)
+      });
+      if (failed !== undefined && failed > 0 && !this.host.failed) {
+        await this.failureNotice.wait(() => this.host.failed, () => this.host.fail(unannounced(this.rank), true));
       }
     } finally {
       this.hold(false);
@@ -288,21 +275,14 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.hand(dest, bytes, parts, plain, false);
   }
 
-  /** Gives a message to the addon; a small payload is staged and copied there (nothing pinned). */
+  /** Gives a message to the addon, addressed in the job's ranks and marked with this world. */
   private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean): void {
     const toJob = this.toJob;
     if (toJob !== undefined) {
       dest = toJob[dest]!;
       bytes = withWorld(bytes, this.place.id);
     }
-    if (parts.length === 0) {
-      this.native.send(dest, bytes, parts, plain);
-      return;
-    }
-    let n = 0;
-    for (const p of parts) n += p.byteLength;
-    if (n <= STAGE_MAX_BYTES) this.native.send(dest, bytes, stageParts(parts), plain, false, true);
-    else this.native.send(dest, bytes, parts, plain, transfer);
+    handOff(this.native, dest, bytes, parts, plain, transfer);
   }
 
   /** A message of this world from the endpoint. */

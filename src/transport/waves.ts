@@ -15,3 +15,37 @@ const WAVE_PAUSE_MAX_US = 10_000;
 export function wavePauseUs(elapsedMs: number): number {
   return Math.min(WAVE_PAUSE_MAX_US, Math.floor((elapsedMs * 1000) / WAVE_PAUSE_SHARE));
 }
+
+/** What the termination waves of one fence need from their world. */
+export interface WaveWorld {
+  /** Settles this rank's local work (runs what is runnable) before each wave. */
+  settleLocal(): Promise<void>;
+  /** This rank's [messages sent, messages received, 1 if it failed else 0]. */
+  counts(): [number, number, number];
+  /** Sums `values` over the world's ranks, starting after `pauseUs`. */
+  allreduce(values: Float64Array, pauseUs: number): Promise<Float64Array>;
+  /** True once the fence has given up (a hang): the waves stop. */
+  stopped(): boolean;
+}
+
+/**
+ * Sums of sent and received messages over all ranks, wave after wave, until a wave finds them
+ * equal and unchanged since the wave before: then no message is in flight and none can be sent
+ * (every rank had settled its local work). Resolves to the number of ranks that had failed by the
+ * last wave, or undefined when the fence gave up first.
+ */
+export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
+  let prevSent = -1;
+  let prevRecv = -1;
+  const start = performance.now();
+  for (let wave = 0; ; wave++) {
+    await w.settleLocal();
+    if (w.stopped()) return undefined;
+    const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
+    const [s, r, f] = await w.allreduce(Float64Array.from(w.counts()), pause);
+    if (w.stopped()) return undefined;
+    if (s === r && s === prevSent && r === prevRecv) return f!;
+    prevSent = s!;
+    prevRecv = r!;
+  }
+}
