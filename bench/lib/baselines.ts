@@ -24,6 +24,8 @@ export interface Baselines {
    * = round, the rest by {@link Baselines.checksum}) and the checks' time is left out.
    */
   pingpongJob(peer: number, bytes: number, iters: number, verify: boolean): unknown;
+  /** `iters` timed MPI_Allreduce (sum) calls on `count` doubles, to run with {@link rawAllreduce}. */
+  allreduceJob(count: number, iters: number): unknown;
 }
 
 interface BaselinesAddon extends Baselines {
@@ -43,17 +45,27 @@ export function baselines(): Baselines {
   return addon;
 }
 
-/**
- * Raw MPI ping-pong on ttg's comm thread (both ranks call it): [seconds per round trip, payloads
- * that failed the check]. Keeps the event loop alive meanwhile (the addon's promise does not).
- */
-export async function rawPingpong(peer: number, bytes: number, iters: number, verify: boolean): Promise<[number, number]> {
-  const job = baselines().pingpongJob(peer, bytes, iters, verify);
+/** Seconds per MPI_Allreduce of `count` doubles on ttg's comm thread (every rank calls it). */
+export async function rawAllreduce(count: number, iters: number): Promise<number> {
+  const [seconds] = await onCommThread(baselines().allreduceJob(count, iters));
+  return seconds!;
+}
+
+/** Runs `job` on ttg's comm thread, keeping the event loop alive meanwhile (the addon's promise does not). */
+async function onCommThread(job: unknown): Promise<Float64Array> {
   const timer = setInterval(() => {}, 1 << 30);
   try {
-    const [seconds, failed] = await requireNative().commJob(job);
-    return [seconds!, failed!];
+    return await requireNative().commJob(job);
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Raw MPI ping-pong on ttg's comm thread (both ranks call it): [seconds per round trip, payloads
+ * that failed the check].
+ */
+export async function rawPingpong(peer: number, bytes: number, iters: number, verify: boolean): Promise<[number, number]> {
+  const [seconds, failed] = await onCommThread(baselines().pingpongJob(peer, bytes, iters, verify));
+  return [seconds!, failed!];
 }

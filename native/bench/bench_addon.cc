@@ -11,6 +11,7 @@
 #include "checksum.h"
 #include "peaks.h"
 #if TTG_HAVE_MPI
+#include "allreduce_job.h"
 #include "pingpong_job.h"
 #endif
 
@@ -79,6 +80,16 @@ Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
 #endif
 }
 
+// allreduceJob(count, iters): a job for ttg_native's commJob.
+Napi::Value AllreduceJob(const Napi::CallbackInfo& info) {
+#if TTG_HAVE_MPI
+  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_allreduce_job(info[0].ToNumber().Int32Value(), info[1].ToNumber().Int32Value()),
+                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_allreduce_job(j); });
+#else
+  throw Napi::Error::New(info.Env(), "ttg_bench.allreduceJob: built without MPI");
+#endif
+}
+
 Napi::Value DevPeak(const Napi::CallbackInfo& info) {
   const int n = info[0].ToNumber().Int32Value(), iters = info[1].ToNumber().Int32Value();
   const int threads = info[2].ToNumber().Int32Value();
@@ -108,6 +119,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["busy"] = Napi::Function::New(env, Busy, "busy");
   exports["checksum"] = Napi::Function::New(env, Checksum, "checksum");
   exports["pingpongJob"] = Napi::Function::New(env, PingpongJob, "pingpongJob");
+  exports["allreduceJob"] = Napi::Function::New(env, AllreduceJob, "allreduceJob");
   exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
   exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
   return exports;

@@ -59,6 +59,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("recv", &NativeAddon::Recv),
                              InstanceMethod("allreduce", &NativeAddon::Allreduce),
                              InstanceMethod("barrier", &NativeAddon::Barrier),
+                             InstanceMethod("bcast", &NativeAddon::Bcast),
                              InstanceMethod("split", &NativeAddon::Split),
                              InstanceMethod("commJob", &NativeAddon::CommJob),
                              InstanceMethod("stats", &NativeAddon::StatsJs),
@@ -254,6 +255,11 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       cmd.delay_us = us > 0 ? static_cast<std::uint32_t>(std::min(us, 1e7)) : 0;
     }
     if (info.Length() > 2 && info[2].IsNumber()) cmd.comm = info[2].As<Napi::Number>().Int32Value();
+    if (info.Length() > 3 && info[3].IsNumber()) {
+      const int op = info[3].As<Napi::Number>().Int32Value();
+      if (op < 0 || op > 3) return Rejected(info.Env(), Napi::RangeError::New(info.Env(), "ttg_native.allreduce: op must be 0 (sum), 1 (min), 2 (max) or 3 (prod)"));
+      cmd.op = static_cast<ReduceOp>(op);
+    }
     return Collective(info.Env(), std::move(cmd), "allreduce");
   }
 
@@ -262,6 +268,24 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.kind = CollKind::Barrier;
     if (info.Length() > 0 && info[0].IsNumber()) cmd.comm = info[0].As<Napi::Number>().Int32Value();
     return Collective(info.Env(), std::move(cmd), "barrier");
+  }
+
+  // bcast(view, root, comm): every rank's `view` (of the same byte length) receives root's bytes.
+  Napi::Value Bcast(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    CollCmd cmd;
+    cmd.kind = CollKind::Bcast;
+    cmd.buf = view_span(info[0], "bcast: view");
+    if (cmd.buf.bytes > static_cast<std::size_t>(INT_MAX)) {
+      return Rejected(env, Napi::RangeError::New(env, "ttg_native.bcast: at most 2 GiB - 1 bytes"));
+    }
+    cmd.root = info[1].ToNumber().Int32Value();
+    if (info.Length() > 2 && info[2].IsNumber()) cmd.comm = info[2].As<Napi::Number>().Int32Value();
+    if (!started_) return Collective(env, std::move(cmd), "bcast");
+    Napi::Array views = Napi::Array::New(env, 1);
+    views[0u] = info[0];
+    cmd.pin = pins_.pin(views);
+    return Collective(env, std::move(cmd), "bcast");
   }
 
   // split(comm, color, key): MPI_Comm_split of communicator `comm`; resolves [comm, rank, size]

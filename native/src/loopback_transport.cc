@@ -73,6 +73,8 @@ class LoopbackTransport final : public Transport {
       c.message = "split needs MPI (a world of one rank splits in JS)";
     } else if (cmd.kind == CollKind::Job) {
       c = run_comm_job(cmd, nullptr);
+    } else if (cmd.kind == CollKind::Bcast) {
+      if (cmd.pin) out.released.push_back(cmd.pin);  // one rank: the root's buffer is everyone's
     } else {
       c.values = std::move(cmd.values);  // the sum over one rank is the value itself
     }

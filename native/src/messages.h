@@ -181,12 +181,19 @@ struct RecvCmd {
   std::uint64_t loop_pin = 0;
 };
 
-enum class CollKind { Allreduce, Barrier, Split, Job };
+enum class CollKind { Allreduce, Barrier, Split, Job, Bcast };
+
+// Allreduce operations, numbered as src/native/addon.ts numbers them.
+enum class ReduceOp { Sum = 0, Min = 1, Max = 2, Prod = 3 };
 
 struct CollCmd {
   CollKind kind = CollKind::Barrier;
   std::uint64_t promise = 0;
-  std::vector<double> values;  // allreduce operand, summed in place
+  std::vector<double> values;  // allreduce operand, reduced in place
+  ReduceOp op = ReduceOp::Sum;  // Allreduce
+  int root = 0;                 // Bcast: the rank whose `buf` every rank receives
+  Span buf;                     // Bcast: JS memory, pinned by `pin` until the broadcast completes
+  std::uint64_t pin = 0;
   std::uint32_t delay_us = 0;  // start no sooner than this long after it was enqueued (in order)
   int comm = 0;                // communicator: 0 the whole job, n a split's (see Split)
   int color = 0;               // Split: ranks of one color form a communicator (< 0: none)

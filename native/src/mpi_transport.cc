@@ -71,6 +71,15 @@ struct PendingColl {
   MPI_Request req;
 };
 
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Min: return MPI_MIN;
+    case ReduceOp::Max: return MPI_MAX;
+    case ReduceOp::Prod: return MPI_PROD;
+    default: return MPI_SUM;
+  }
+}
+
 bool test_all(std::vector<MPI_Request>& reqs) {
   int done = 0;
   TTG_CHECK_MPI(MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE));
@@ -195,7 +204,9 @@ class MpiTransport final : public Transport {
     PendingColl pc{std::move(cmd), MPI_REQUEST_NULL};
     if (pc.cmd.kind == CollKind::Allreduce) {
       TTG_CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()),
-                                   MPI_DOUBLE, MPI_SUM, comm, &pc.req));
+                                   MPI_DOUBLE, mpi_op(pc.cmd.op), comm, &pc.req));
+    } else if (pc.cmd.kind == CollKind::Bcast) {
+      TTG_CHECK_MPI(MPI_Ibcast(pc.cmd.buf.data, static_cast<int>(pc.cmd.buf.bytes), MPI_BYTE, pc.cmd.root, comm, &pc.req));
     } else {
       TTG_CHECK_MPI(MPI_Ibarrier(comm, &pc.req));
     }
@@ -250,6 +261,7 @@ class MpiTransport final : public Transport {
       Completion c;
       c.promise = colls_.front().cmd.promise;
       c.values = std::move(colls_.front().cmd.values);
+      if (colls_.front().cmd.pin) out.released.push_back(colls_.front().cmd.pin);
       out.completions.push_back(std::move(c));
       colls_.erase(colls_.begin());
       any = true;

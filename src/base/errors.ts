@@ -25,7 +25,8 @@ export type TtgErrorCode =
   | 'E_TRANSPORT'
   | 'E_DEVICE_MEMORY'
   | 'E_MOVED'
-  | 'E_READ_ONLY';
+  | 'E_READ_ONLY'
+  | 'E_COLLECTIVE';
 
 /** Where an error happened; every field is optional because not every error has every part. */
 export interface TtgErrorContext {
@@ -192,6 +193,9 @@ export const Errors = {
     return new TtgError('E_MOVED', 'this typed array was already moved to another rank by an earlier send of this consumed input (its buffer is detached); send it before moving it, or send a copy', {
       tt, terminal, key, rank,
     });
+  },
+  collective(detail: string, rank: number): TtgError {
+    return new TtgError('E_COLLECTIVE', detail, { rank });
   },
   incomplete(count: number, summary: string, rank: number): TtgError {
     return new TtgError('E_INCOMPLETE', `${count} task(s) still miss inputs at fence: ${summary}`, { rank });

@@ -19,6 +19,8 @@ export class Assembly {
   private readonly pending = new KeyMap<Task>();
   /** Initial `Task.streams`, copied into each new task; undefined when no input reduces. */
   private streamTemplate: number[] | undefined = undefined;
+  /** Inputs whose stream size depends on the key (InputTerminal.countOf). */
+  private sizedByKey: TTImpl['inputs'] | undefined = undefined;
   /** One plain input and no constraint: a value is a complete task. */
   private simple: boolean;
 
@@ -36,6 +38,8 @@ export class Assembly {
     const ins = this.inputs;
     this.simple = ins.length === 1 && ins[0]!.reducer === undefined && this.tt.gates.length === 0;
     this.streamTemplate = ins.some((t) => t.reducer !== undefined) ? ins.flatMap((t) => [0, t.reducer === undefined ? -1 : t.staticCount]) : undefined;
+    const sized = ins.filter((t) => t.reducer !== undefined && t.countOf !== undefined);
+    this.sizedByKey = sized.length === 0 ? undefined : sized;
   }
 
   /** Runs a TT without inputs for `key` on this rank. */
@@ -186,12 +190,38 @@ export class Assembly {
       if (e instanceof KeyShapeError) throw Errors.badKey(this.tt.name, key, e.message, this.rt.rank, idx);
       throw e;
     }
-    if (this.streamTemplate !== undefined) t.streams = this.streamTemplate.slice();
+    if (this.streamTemplate !== undefined) {
+      t.streams = this.streamTemplate.slice();
+      if (this.sizedByKey !== undefined) {
+        try {
+          this.sizeStreams(t, key);
+        } catch (e) {
+          this.pending.delete(key);
+          throw e;
+        }
+      }
+    }
     if (!this.live) {
       this.live = true;
       this.rt.live.add(this);
     }
     return t;
+  }
+
+  /** Stream sizes that depend on the key; a stream of 0 values is complete from the start. */
+  private sizeStreams(t: Task, key: unknown): void {
+    for (const term of this.sizedByKey!) {
+      const n = term.countOf!(key);
+      if (!Number.isInteger(n) || n < 0) {
+        throw Errors.invalidArgument('set_input_reducer count(key)', `must give a non-negative integer, got ${String(n)}`, { tt: this.tt.name, terminal: term.index, key, rank: this.rt.rank });
+      }
+      t.streams![2 * term.index + 1] = n;
+      // Never the last input to complete: the value being delivered made this task.
+      if (n === 0) {
+        t.got |= 1 << term.index;
+        t.missing--;
+      }
+    }
   }
 
   private inputComplete(t: Task, bit: number): void {

@@ -21,7 +21,11 @@ export interface FenceOptions {
  * first error of the phase. Messages that ranks send after it wait on their receiver until its
  * fence has ended.
  */
-export async function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
+export function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
+  return rt.lane.run(() => fenceTurn(rt, options));
+}
+
+async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
   rt.scheduler.execute();
   const transport = rt.transport!;
   try {

@@ -13,6 +13,8 @@ export class InputTerminal {
   reducer: Reducer<unknown> | undefined = undefined;
   /** Stream size for every key (from `set_input_reducer(i, fn, count)`), -1 when per key. */
   staticCount = -1;
+  /** Stream size of each key, asked when its task is made (`set_input_reducer(i, fn, count(key))`). */
+  countOf: ((key: unknown) => number) | undefined = undefined;
 
   constructor(
     /** The TT this terminal belongs to. */

@@ -11,6 +11,7 @@ import { Scheduler } from './scheduler.js';
 import type { Task } from './task.js';
 import type { Tracer } from './trace.js';
 import { Dispatch } from './dispatch.js';
+import { Lane } from './lane.js';
 import type { Transport } from './transport.js';
 import type { TTImpl } from './tt.js';
 
@@ -35,6 +36,8 @@ export class Runtime {
   sending: Task | undefined = undefined;
   /** The tracer and the track of this world's tasks, when TTG_TRACE is set. */
   tracer: Tracer | undefined = undefined;
+  /** The order of this world's fences, splits and collectives (see lane.ts). */
+  readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
   fences = 0;
   /** The public `World` object of this runtime (set by the world layer). */

@@ -6,6 +6,9 @@
 import type { TtgError } from '../base/errors.js';
 import type { Target, WireMessage } from './wire.js';
 
+/** Element-wise reductions of world collectives. */
+export type ReduceOp = 'sum' | 'min' | 'max' | 'prod';
+
 /** What a transport may ask of its world's core. */
 export interface TransportHost {
   /** Runs `fn` (handing over a batch of messages), then at once the tasks it made ready. */
@@ -75,6 +78,13 @@ export interface Transport {
   split(color: number, key: number): Promise<Transport | undefined>;
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
+  /**
+   * Collective over this world: `values` reduced element-wise with `op` over its ranks. Every
+   * rank passes the same op and length (src/core/collectives.ts checks that first).
+   */
+  reduce(values: Float64Array, op: ReduceOp): Promise<Float64Array>;
+  /** Collective over this world: rank `root`'s `bytes` into every rank's `bytes` (all of one length). */
+  bcast(bytes: Uint8Array, root: number): Promise<void>;
   /**
    * Hang watchdog: tells the other ranks whether this rank's fence number `fence` has made no
    * progress for the timeout (`stalled`) or is moving again.

@@ -9,6 +9,7 @@ import { Assembly } from './assembly.js';
 import { BodyKind, bodyKind } from './body.js';
 import type { OrdinalMapper, SequencedKeysConstraint } from './constraint.js';
 import { Edge, FusedEdge } from './edge.js';
+import { InputPort } from './input-port.js';
 import { InputTerminal, type Reducer } from './input-terminal.js';
 import { defaultRuntime, Runtime } from './runtime.js';
 import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
@@ -106,18 +107,42 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   }
 
   /**
-   * Makes input `i` a reducing input: values are folded with `reducer(acc, value)`. With `count`,
-   * every key's stream completes after that many values; otherwise use `set_argstream_size` or
+   * Input `i`, to feed from the main program: `tt.in(0).send(key, value)`, `sendk(key)` for a
+   * control input, `sendv(value)` for a keyless TT, `broadcast(keys, value)`, and `set_size` /
+   * `finalize` for a reducing input. The value goes to the rank that owns the key, as a task's
+   * send would; the graph must be executable.
+   */
+  in<I extends Indices<Ins>>(i: I): InputPort<K, ValueOf<Ins[I]>> {
+    this.terminal(i);
+    return new InputPort(this, i);
+  }
+
+  /** @internal What an {@link InputPort} does: `op` of input `idx` for `key` from outside a task. */
+  feed(op: 'send' | 'sendk' | 'sendv' | 'broadcast' | 'set_size' | 'finalize', idx: number, key: unknown, value: unknown): void {
+    if (!this.rt.running) throw Errors.notInitialized(`TT.in(${idx}).${op}()`);
+    this.rt.sending = undefined;
+    if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);
+    if (op === 'set_size') this.setStreamSize(idx, key, value as number);
+    else if (op === 'finalize') this.finalizeStream(idx, key);
+    else this.deliver(idx, key, value, false);
+  }
+
+  /**
+   * Makes input `i` a reducing input: values are folded with `reducer(acc, value)` (the first
+   * value is the initial `acc`). With `count`, every key's stream completes after that many values;
+   * `count` may be a function of the key (a stream of 0 values is complete at once, its input
+   * undefined), e.g. the number of neighbours of a block. Otherwise use `set_argstream_size` or
    * `finalize_argstream` per key.
    */
-  set_input_reducer<I extends Indices<Ins>>(i: I, reducer: Reducer<ValueOf<Ins[I]>>, count?: number): this {
+  set_input_reducer<I extends Indices<Ins>>(i: I, reducer: Reducer<ValueOf<Ins[I]>>, count?: number | ((key: K) => number)): this {
     const term = this.terminal(i);
     if (typeof reducer !== 'function') throw Errors.invalidArgument('set_input_reducer reducer', 'must be a function (acc, value) => acc', { tt: this.name, terminal: i });
-    if (count !== undefined && !(Number.isInteger(count) && count >= 1)) {
-      throw Errors.invalidArgument('set_input_reducer count', `must be a positive integer, got ${String(count)}`, { tt: this.name, terminal: i });
+    if (count !== undefined && typeof count !== 'function' && !(Number.isInteger(count) && count >= 1)) {
+      throw Errors.invalidArgument('set_input_reducer count', `must be a positive integer or a function of the key, got ${String(count)}`, { tt: this.name, terminal: i });
     }
     term.reducer = reducer as Reducer<unknown>;
-    term.staticCount = count ?? -1;
+    term.staticCount = typeof count === 'number' ? count : -1;
+    term.countOf = typeof count === 'function' ? (count as (key: unknown) => number) : undefined;
     this.assembly.reconfigure();
     this.rt.trackRefs = true;
     return this;

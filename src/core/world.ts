@@ -3,11 +3,12 @@
  * every rank (`ttg.initialize()`); `split` makes sub-worlds, each with a runtime of its own.
  */
 import { Errors } from '../base/errors.js';
+import { allreduce, barrier, broadcast, type Reducible, type ReduceOp } from './collectives.js';
 import { fenceRuntime, type FenceOptions } from './fence.js';
 import type { FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 
-export type { FenceOptions };
+export type { FenceOptions, Reducible, ReduceOp };
 
 /** This process's view of one set of ranks running a program: the default world, or a split of it. */
 export class World {
@@ -50,6 +51,36 @@ export class World {
   }
 
   /**
+   * Resolves once every rank of this world has called it. Like every collective here: called by
+   * the main program (not inside a task), by every rank, in the same order as the world's other
+   * collectives, fences and splits; they run one after another. Ranks that call different
+   * collectives (or the same one with a different op, length, type or root) get `E_COLLECTIVE`
+   * naming each rank's call, on every rank, instead of a hang.
+   */
+  barrier(): Promise<void> {
+    return barrier(this.runtime);
+  }
+
+  /**
+   * `x` (a number or a typed array of numbers, the same length on every rank) reduced element-wise
+   * with `op` over this world's ranks: sum (the default), min, max or prod, computed in double
+   * precision and returned as a new value of `x`'s type, the same on every rank. A collective (see
+   * {@link World.barrier}).
+   */
+  allreduce<T extends Reducible>(x: T, op: ReduceOp = 'sum'): Promise<T> {
+    return allreduce(this.runtime, x, op);
+  }
+
+  /**
+   * Rank `root`'s `x` (any value a message can carry) on every rank: the root gets `x` itself, the
+   * others a copy; what the others pass is ignored. The root's `x` is serialized when it calls. A
+   * collective (see {@link World.barrier}).
+   */
+  broadcast<T>(x: T, root = 0): Promise<T> {
+    return broadcast(this.runtime, x, root);
+  }
+
+  /**
    * Splits this world, like `MPI_Comm_split`: the ranks that pass the same `color` (an integer
    * >= 0) form a new world, ranked by `key` (default: rank in this world), then by rank. Resolves
    * to this rank's new world, or undefined for a negative color. Collective: every rank of this
@@ -62,7 +93,7 @@ export class World {
     parent.check('World.split()');
     if (!Number.isInteger(color)) throw Errors.invalidArgument('World.split(color)', `needs an integer color, got ${String(color)}`, { rank: parent.rank });
     if (!Number.isInteger(key)) throw Errors.invalidArgument('World.split(color, key)', `needs an integer key, got ${String(key)}`, { rank: parent.rank });
-    const rt = await parent.split(color < 0 ? -1 : color, key);
+    const rt = await parent.lane.run(() => parent.split(color < 0 ? -1 : color, key));
     return rt === undefined ? undefined : new World(rt);
   }
 }

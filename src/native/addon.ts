@@ -26,6 +26,14 @@ export interface NativeInfo {
   details: string;
 }
 
+/** Reduction of {@link NativeAddon.allreduce}: sum, min, max, prod (native/src/messages.h ReduceOp). */
+export const enum ReduceOpCode {
+  Sum = 0,
+  Min = 1,
+  Max = 2,
+  Prod = 3,
+}
+
 /** Result of {@link NativeAddon.start}. */
 export interface NativeWorld {
   /** This process's rank. */
@@ -211,12 +219,18 @@ export interface NativeAddon {
    */
   recv(id: number, views: ArrayBufferView[], inline?: boolean): boolean;
   /**
-   * Element-wise sum over the ranks of communicator `comm` (0, the default: the whole job; else
-   * one made by {@link split}); non-blocking MPI_Iallreduce progressed by the comm thread.
+   * Element-wise reduction (`op`, default sum) over the ranks of communicator `comm` (0, the
+   * default: the whole job; else one made by {@link split}); non-blocking MPI_Iallreduce progressed
+   * by the comm thread.
    * `delayUs`: the comm thread starts it that long after this call (collectives still start in
    * the order they were called); the JS thread needs no timer for the pause.
    */
-  allreduce(values: Float64Array, delayUs?: number, comm?: number): Promise<Float64Array>;
+  allreduce(values: Float64Array, delayUs?: number, comm?: number, op?: ReduceOpCode): Promise<Float64Array>;
+  /**
+   * MPI_Ibcast of `view`'s bytes from rank `root` of communicator `comm` (default 0) into `view` on
+   * every other rank; every rank passes a view of the same byte length. `view` is pinned meanwhile.
+   */
+  bcast(view: ArrayBufferView, root: number, comm?: number): Promise<void>;
   /** Resolves when every rank of communicator `comm` (default 0) has entered the barrier. */
   barrier(comm?: number): Promise<void>;
   /**
@@ -279,7 +293,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'finalize',
+  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo',
 ];
 

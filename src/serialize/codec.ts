@@ -44,6 +44,16 @@ class MapBox {
   constructor(readonly entries: [unknown, unknown][]) {}
 }
 
+/** -0 on its way into msgpack, which would write it as the integer 0 (see {@link encode}). */
+class NegativeZero {}
+const NEGATIVE_ZERO = new NegativeZero();
+addExtension({
+  Class: NegativeZero,
+  type: 0x55,
+  write: () => 0,
+  read: () => -0,
+});
+
 // Maps and Sets keep their type across ranks (msgpack alone would turn a Map into an object).
 addExtension({
   Class: MapBox,
@@ -129,7 +139,7 @@ function check(v: unknown, depth: number): void {
         return;
       }
       if (v instanceof Map) {
-        hasMaps = true;
+        needsBoxes = true;
         for (const [k, x] of v) {
           check(k, depth + 1);
           check(x, depth + 1);
@@ -145,34 +155,41 @@ function check(v: unknown, depth: number): void {
       for (const k in v) check((v as Record<string, unknown>)[k], depth + 1);
       return;
     }
+    case 'number':
+      if (v === 0 && 1 / v < 0) needsBoxes = true;
+      return;
     default:
   }
 }
 
-/** `check` met a Map in the message being encoded. */
-let hasMaps = false;
+/** `check` met a Map or a -0 in the message being encoded. */
+let needsBoxes = false;
 
-/** `v` with every Map inside it boxed (containers on the way are copied; other values kept). */
-function boxMaps(v: unknown): unknown {
+/**
+ * `v` with every Map and every -0 inside it boxed (containers on the way are copied; other values
+ * kept): msgpackr writes a Map as a plain map and -0 as the integer 0 before it looks at extensions.
+ */
+function box(v: unknown): unknown {
+  if (typeof v === 'number') return v === 0 && 1 / v < 0 ? NEGATIVE_ZERO : v;
   if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || v instanceof Date) return v;
-  if (v instanceof Map) return new MapBox([...v].map(([k, x]) => [boxMaps(k), boxMaps(x)]));
-  if (Array.isArray(v)) return v.map(boxMaps);
-  if (v instanceof Set) return new Set([...v].map(boxMaps));
+  if (v instanceof Map) return new MapBox([...v].map(([k, x]) => [box(k), box(x)]));
+  if (Array.isArray(v)) return v.map(box);
+  if (v instanceof Set) return new Set([...v].map(box));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v; // split-metadata
   const o: Record<string, unknown> = {};
-  for (const k in v) o[k] = boxMaps((v as Record<string, unknown>)[k]);
+  for (const k in v) o[k] = box((v as Record<string, unknown>)[k]);
   return o;
 }
 
 /** Encodes `msg`; typed arrays and split-metadata objects inside it become raw parts. */
 export function encode(msg: unknown): EncodedMessage {
-  hasMaps = false;
+  needsBoxes = false;
   check(msg, 0);
   installSplitExtensions();
   parts = [];
   splitParts = false;
   try {
-    const bytes = packr.pack(hasMaps ? boxMaps(msg) : msg);
+    const bytes = packr.pack(needsBoxes ? box(msg) : msg);
     return { bytes, parts, plain: !splitParts };
   } finally {
     parts = [];

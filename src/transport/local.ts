@@ -52,6 +52,14 @@ export class LocalTransport implements Transport {
     return Promise.resolve();
   }
 
+  reduce(values: Float64Array): Promise<Float64Array> {
+    return Promise.resolve(values.slice());
+  }
+
+  bcast(): Promise<void> {
+    return Promise.resolve();
+  }
+
   onVote: (() => void) | undefined = undefined;
   hangNotice: TtgError | undefined = undefined;
 

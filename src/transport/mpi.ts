@@ -18,11 +18,11 @@ import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
 import { untilQuiet } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
-import type { NativeAddon } from '../native/addon.js';
+import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../core/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { Transport, TransportHost } from '../core/transport.js';
+import type { ReduceOp, Transport, TransportHost } from '../core/transport.js';
 import { serializeError } from './serialize-error.js';
 import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
@@ -39,6 +39,8 @@ export const payloadProbe: {
 } = {};
 
 /** Transport of one world over the process's MPI endpoint. */
+const REDUCE_CODES: Record<ReduceOp, ReduceOpCode> = { sum: ReduceOpCode.Sum, min: ReduceOpCode.Min, max: ReduceOpCode.Max, prod: ReduceOpCode.Prod };
+
 export class MpiTransport implements Transport, WorldReceiver {
   readonly kind = 'mpi';
   readonly rank: number;
@@ -229,6 +231,24 @@ export class MpiTransport implements Transport, WorldReceiver {
   async split(color: number, key: number): Promise<MpiTransport | undefined> {
     const place = await splitPlace(this.endpoint, this.place, this.rank, this.size, this.toJob, color, key);
     return place === undefined ? undefined : new MpiTransport(this.endpoint, place);
+  }
+
+  reduce(values: Float64Array, op: ReduceOp): Promise<Float64Array> {
+    return this.whileHeld(this.native.allreduce(values, 0, this.place.comm, REDUCE_CODES[op]));
+  }
+
+  bcast(bytes: Uint8Array, root: number): Promise<void> {
+    return this.whileHeld(this.native.bcast(bytes, root, this.place.comm));
+  }
+
+  /** Keeps the process alive while `p` (a collective of the addon) is pending. */
+  private async whileHeld<T>(p: Promise<T>): Promise<T> {
+    this.hold(true);
+    try {
+      return await p;
+    } finally {
+      this.hold(false);
+    }
   }
 
   /** The default world ends MPI (after a barrier of every rank); a split world has nothing to release. */

@@ -193,6 +193,31 @@ describe('reducing inputs', () => {
     expect(runs).to.deep.equal([[4, undefined]]);
   });
 
+  it('count as a function of the key: each key completes after its own number of values; 0 means no values at all', async () => {
+    const e = new ttg.Edge<number, number[]>('red-keyed-e');
+    const plain = new ttg.Edge<number, string>('red-keyed-plain');
+    const runs: Array<[number, string, number[] | undefined]> = [];
+    const tt = ttg.make_tt((k: number, xs: number[] | undefined, tag: string) => { runs.push([k, tag, xs]); }, [e, plain], [], { name: 'red-keyed' });
+    tt.set_input_reducer(0, (acc, x) => { acc.push(...x); }, (k) => k % 3);
+    ttg.make_graph_executable(tt);
+    for (const k of [0, 1, 2, 4, 5]) {
+      tt.in(1).send(k, `k${k}`);
+      for (let i = 0; i < k % 3; i++) tt.in(0).send(k, [10 * k + i]);
+    }
+    await fence();
+    expect(runs.sort((a, b) => a[0] - b[0])).to.deep.equal([[0, 'k0', undefined], [1, 'k1', [10]], [2, 'k2', [20, 21]], [4, 'k4', [40]], [5, 'k5', [50, 51]]]);
+    // key 3 expects no value: this one arrives after its stream completed
+    expectTtgError(thrown(() => tt.in(0).send(3, [1])), 'E_REDUCER_COUNT', ["'red-keyed'", 'terminal 0', 'key 3']);
+    tt.in(1).send(3, 'k3');
+    await fence();
+    expect(runs.at(-1)).to.deep.equal([3, 'k3', undefined]);
+    const bad = ttg.make_tt((_k: number, _x: number) => {}, [new ttg.Edge<number, number>('red-keyed-bad')], [], { name: 'red-keyed-bad' });
+    bad.set_input_reducer(0, (a, x) => a + x, () => -1);
+    ttg.make_graph_executable(bad);
+    expectTtgError(thrown(() => bad.in(0).send(0, 1)), 'E_INVALID_ARGUMENT', ["'red-keyed-bad'", 'count(key)', 'got -1']);
+    await expectHealthy('red');
+  });
+
   it('a reducing input and a plain input join: the task runs when the stream is complete and the plain value is there', async () => {
     const g = reduceJoin(3);
     g.f.invoke(1, 'p1');

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
+import { resultLines } from './rank-results.js';
 
 describe('buffers nested in values sent to other ranks', function () {
   this.timeout(120_000);
@@ -14,7 +15,7 @@ describe('buffers nested in values sent to other ranks', function () {
     it(`arrive with the data a device wrote, at ${np} ranks`, () => {
       const run = mpirun(np, fileURLToPath(new URL('../mpi/device-values.js', import.meta.url)));
       expect(run.status, run.output).to.equal(0);
-      const seen = run.stdout.split('\n').filter((l) => l.startsWith('RESULT ')).flatMap((l) => (JSON.parse(l.slice(7)) as { seen: string[] }).seen);
+      const seen = resultLines<{ seen: string[] }>(run.stdout).flatMap((r) => r.seen);
       const want = [...Array(3 * np).keys()].map((k) => {
         const f = (x: number) => `${x * (k + 2)}/${x * (k + 2)}`;
         return `${k}:${f(1)},${f(2)},${f(3)}:${k * 10}:true`;

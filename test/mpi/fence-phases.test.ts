@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
+import { resultLines } from './rank-results.js';
 
 interface RankResult {
   rank: number;
@@ -37,7 +38,7 @@ describe('fence() as a phase boundary under mpirun', function () {
     it(`${np} ranks, ${PHASES} phases of cross-rank joins: no rejection, no report, every task once`, () => {
       const run = mpirun(np, fileURLToPath(new URL('../mpi/phases.js', import.meta.url)), [String(PHASES)]);
       expect(run.status, run.output).to.equal(0);
-      const results = run.stdout.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7)) as RankResult);
+      const results = resultLines<RankResult>(run.stdout);
       expect(results.map((r) => r.rank).sort(), run.output).to.deep.equal([...Array(np).keys()]);
       const rejected = results.reduce((n, r) => n + r.rejected, 0);
       expect(results.flatMap((r) => r.rejections.map((x) => `rank ${r.rank} phase ${x}`)), `${rejected} rejections`).to.deep.equal([]);

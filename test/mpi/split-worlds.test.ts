@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { expectTtgError, rejection, within } from '../helpers.js';
-import { mpirun } from '../../bench/lib/mpirun.js';
+import { rankResults } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/split-worlds.js', import.meta.url));
 
@@ -19,11 +19,7 @@ interface Result {
 }
 
 function results(np: number, mode: string): Result[] {
-  const run = mpirun(np, SCRIPT, [mode], 180_000);
-  expect(run.status, run.output).to.equal(0);
-  const out = run.stdout.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7)) as Result);
-  expect(out.map((r) => r.rank).sort(), run.output).to.deep.equal([...Array(np).keys()]);
-  return out.sort((a, b) => a.rank - b.rank);
+  return rankResults<Result>(np, SCRIPT, [mode], 180_000);
 }
 
 describe('World.split in one process', () => {

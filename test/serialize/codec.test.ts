@@ -28,4 +28,14 @@ describe('codec', () => {
     expect(got.get(1)).to.equal('one');
     expect(got.get('1')).to.equal('string one');
   });
+
+  it('keeps -0 negative at any depth (msgpack alone writes it as the integer 0), and 0 positive', () => {
+    const value = { z: -0, list: [0, -0, [-0]], m: new Map([[-1, -0]]), n: 0 }; // (a Set stores -0 as 0 itself)
+    const { msg } = decode<typeof value>(encode(value).bytes);
+    expect(Object.is(msg.z, -0)).to.equal(true);
+    expect(msg.list.map((x) => (Array.isArray(x) ? Object.is(x[0], -0) : Object.is(x, -0)))).to.deep.equal([false, true, true]);
+    expect(Object.is(msg.m.get(-1), -0)).to.equal(true);
+    expect(Object.is(msg.n, 0)).to.equal(true);
+    expect(Object.is(decode<number>(encode(-0).bytes).msg, -0)).to.equal(true);
+  });
 });

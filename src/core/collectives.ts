@@ -1,0 +1,143 @@
+/**
+ * World collectives for the main program: barrier, allreduce and broadcast, as C++ TTG's
+ * `ttg_sum` and `ttg_broadcast`, but non-blocking (the comm thread runs the MPI collectives).
+ *
+ * Each one starts with an agreement: one allreduce (min) of the call's signature and its negation,
+ * so every rank learns whether all called the same collective with the same operation, length,
+ * type and root. MPI leaves a mismatch undefined (a hang or garbage); here every rank gets an
+ * `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the byte length
+ * of a broadcast value, so that any serializable value can be broadcast.
+ */
+import { Errors } from '../base/errors.js';
+import { decode, encode } from '../serialize/codec.js';
+import { copyPartsFrom } from '../serialize/small-parts.js';
+import type { Runtime } from './runtime.js';
+import type { ReduceOp } from './transport.js';
+
+export type { ReduceOp };
+
+/** What `World.allreduce` reduces: a number or a typed array of numbers. */
+export type Reducible = number | Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | Uint8ClampedArray;
+
+const enum Kind { Barrier = 1, Allreduce = 2, Broadcast = 3 }
+const OPS: readonly ReduceOp[] = ['sum', 'min', 'max', 'prod'];
+/** Type codes of reducible values (index + 1; 0 is a number). */
+const TYPES = [Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array, Int8Array, Uint8Array, Uint8ClampedArray] as const;
+/** Signature fields: kind, op, length, type, root (-1: not part of this kind of call; -2: invalid). */
+const FIELDS = 5;
+const INVALID = -2;
+
+type Signature = [kind: number, op: number, length: number, type: number, root: number];
+
+function describe(sig: ArrayLike<number>): string {
+  const [kind, op, length, type, root] = Array.from(sig) as Signature;
+  if (kind === Kind.Barrier) return 'barrier()';
+  if (kind === Kind.Broadcast) return `broadcast(value, ${root === INVALID ? 'an invalid root' : `root ${root}`})`;
+  const what = type === INVALID ? 'a value that is not a number or a typed array' : type === 0 ? 'a number' : `${TYPES[type - 1]!.name} of ${length}`;
+  return `allreduce(${what}, ${op === INVALID ? 'an unknown op' : `'${OPS[op]}'`})`;
+}
+
+/**
+ * The agreement round: every rank's call against the others'. Resolves to the root's
+ * [header bytes, total bytes] of a broadcast (Infinity otherwise); rejects on every rank alike
+ * when the calls differ.
+ */
+async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] = [Infinity, Infinity]): Promise<[number, number]> {
+  const t = rt.transport!;
+  const v = new Float64Array(2 * FIELDS + 2);
+  for (let i = 0; i < FIELDS; i++) {
+    v[i] = sig[i]!;
+    v[FIELDS + i] = -sig[i]!;
+  }
+  v[2 * FIELDS] = rootLengths[0];
+  v[2 * FIELDS + 1] = rootLengths[1];
+  const m = await t.reduce(v, 'min');
+  let same = true;
+  for (let i = 0; i < FIELDS; i++) if (m[i] !== -m[FIELDS + i]!) same = false;
+  if (!same) {
+    // Every rank saw the mismatch, so every rank takes this second round: who called what.
+    const all = new Float64Array(rt.size * FIELDS);
+    all.set(sig, rt.rank * FIELDS);
+    const calls = await t.reduce(all, 'sum');
+    const each = Array.from({ length: rt.size }, (_, r) => `rank ${r} called ${describe(calls.subarray(r * FIELDS, (r + 1) * FIELDS))}`);
+    throw Errors.collective(`the ranks of this world called different collectives: ${each.join(', ')}`, rt.rank);
+  }
+  return [m[2 * FIELDS]!, m[2 * FIELDS + 1]!];
+}
+
+/** Resolves once every rank of the world has called it. */
+export function barrier(rt: Runtime): Promise<void> {
+  rt.check('World.barrier()');
+  return rt.lane.run(async () => {
+    await agree(rt, [Kind.Barrier, -1, -1, -1, -1]);
+  });
+}
+
+/** `x` reduced with `op` over the world's ranks, in double precision, returned in `x`'s type. */
+export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp): Promise<T> {
+  rt.check('World.allreduce()');
+  const type = typeof x === 'number' ? 0 : TYPES.findIndex((C) => x instanceof C) + 1 || INVALID;
+  const opIndex = OPS.indexOf(op);
+  const length = typeof x === 'number' ? 1 : type === INVALID ? INVALID : (x as ArrayLike<number>).length;
+  // read now, as a number argument is: later changes to the array do not count
+  const values = type === INVALID ? undefined : typeof x === 'number' ? Float64Array.of(x) : Float64Array.from(x as ArrayLike<number>);
+  return rt.lane.run(async () => {
+    await agree(rt, [Kind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1]);
+    if (values === undefined) throw Errors.invalidArgument('World.allreduce(x)', `needs a number or a typed array of numbers, got ${describeValue(x)}`, { rank: rt.rank });
+    if (opIndex < 0) throw Errors.invalidArgument('World.allreduce(x, op)', `needs op 'sum', 'min', 'max' or 'prod', got ${String(op)}`, { rank: rt.rank });
+    const r = await rt.transport!.reduce(values, op);
+    if (typeof x === 'number') return r[0] as T;
+    return new (x.constructor as new (a: ArrayLike<number>) => T)(r);
+  });
+}
+
+/** Root's `x` on every rank (a copy, decoded from its serialized form; the root gets `x` itself). */
+export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
+  rt.check('World.broadcast()');
+  const rootOk = Number.isInteger(root) && root >= 0 && root < rt.size;
+  // The root serializes `x` now, so that changes the program makes to it later are not broadcast.
+  let packed: { bytes: Uint8Array; headerBytes: number } | undefined;
+  let encodeError: unknown;
+  if (rootOk && rt.rank === root) {
+    try {
+      packed = pack(x);
+    } catch (err) {
+      encodeError = err;
+    }
+  }
+  return rt.lane.run(async () => {
+    const lengths: [number, number] | undefined = packed !== undefined ? [packed.headerBytes, packed.bytes.length] : encodeError !== undefined ? [-1, -1] : undefined;
+    const [headerBytes, total] = await agree(rt, [Kind.Broadcast, -1, -1, -1, rootOk ? root : INVALID], lengths);
+    if (!rootOk) throw Errors.invalidArgument('World.broadcast(x, root)', `needs a rank of this world in [0, ${rt.size}), got ${String(root)}`, { rank: rt.rank });
+    if (headerBytes < 0) throw Errors.serialize(`the value broadcast by rank ${root}`, undefined, undefined, undefined, rt.rank, encodeError ?? new Error('it could not be serialized there'));
+    const bytes = packed?.bytes ?? new Uint8Array(total);
+    await rt.transport!.bcast(bytes, root);
+    if (rt.rank === root) return x;
+    const decoded = decode<T>(bytes.subarray(0, headerBytes));
+    copyPartsFrom(bytes.subarray(align8(headerBytes)), decoded.parts);
+    return decoded.msg;
+  });
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/** `x` serialized into one buffer: the header, then (from an 8-byte boundary) its arrays' bytes. */
+function pack(x: unknown): { bytes: Uint8Array; headerBytes: number } {
+  const { bytes: header, parts } = encode(x);
+  let total = align8(header.length);
+  for (const p of parts) total += p.byteLength;
+  const bytes = new Uint8Array(total);
+  bytes.set(header);
+  let o = align8(header.length);
+  for (const p of parts) {
+    bytes.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o += p.byteLength;
+  }
+  return { bytes, headerBytes: header.length };
+}
+
+function describeValue(x: unknown): string {
+  if (x === null) return 'null';
+  if (typeof x === 'object') return (x as object).constructor?.name ?? 'an object';
+  return typeof x;
+}

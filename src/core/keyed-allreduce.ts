@@ -1,0 +1,163 @@
+/**
+ * A keyed all-reduce inside a graph. Partial values of key k, numbered 0..n-1 and produced by
+ * tasks on any ranks, are combined and the result is delivered to given keys of a consumer TT on
+ * the ranks that own them. It is made of three TTs of the runtime's own:
+ *
+ *   partial [k, i] ──> NAME [k, i] ──> NAME.local [k, r] ──(to every rank)──> NAME.exchange [k, s] ──> consumer keys owned by s
+ *   (on contributor(k, i))   (folds rank r's partials        (folds the ranks' partials
+ *          │                  in the order of i)              in rank order)
+ *          └── the only partial of its rank: straight to every NAME.exchange [k, s] ──┘
+ *
+ * Deterministic: rank r folds its partials in the order of their numbers, every rank folds the
+ * ranks' results in rank order, so at a fixed rank count every run gives the same bits. One hop
+ * between ranks; a missing partial shows in the fence report as a task of NAME.local missing its
+ * input.
+ */
+import { Errors } from '../base/errors.js';
+import { Edge } from './edge.js';
+import { KeyMap } from './key-map.js';
+import type { ReduceOp } from './transport.js';
+import { make_tt, type TT } from './tt.js';
+import type { World } from './world.js';
+
+/** Options of {@link make_allreduce}. */
+export interface AllreduceOptions<K, V, CK> {
+  /**
+   * How two values combine: `sum`, `min`, `max` or `prod` of numbers or typed arrays (element-wise,
+   * into a new array), or a function `(a, b) => a op b` for any value (it may not modify its inputs).
+   */
+  op: ReduceOp | ((a: V, b: V) => V);
+  /** Number of partial values of key `k`: they are numbered 0..n-1. The same on every rank; at least 1. */
+  contributions: (key: K) => number;
+  /** The rank that sends partial `i` of key `k` (it is folded there, with no hop); default `i mod size`. */
+  contributor?: (key: K, i: number) => number;
+  /** The keys of the consumer TT that receive the result of key `k`, each on the rank that owns it. */
+  deliver: (key: K) => Iterable<unknown>;
+  /** Name of the input TT (the others are NAME.local and NAME.exchange); default `allreduce`. */
+  name?: string;
+  /** The world (default: the world of `ttg.initialize()`). */
+  world?: World;
+}
+
+/** Partials gathered by a reducing input, kept in arrival order until the body sorts them. */
+class Gathered<V> {
+  constructor(readonly items: Array<[number, V]>) {}
+}
+
+function gather<V>(acc: [number, V] | Gathered<V>, x: [number, V]): Gathered<V> | void {
+  if (acc instanceof Gathered) {
+    acc.items.push(x);
+    return undefined;
+  }
+  return new Gathered([acc, x]);
+}
+
+/** The values of `g`, ordered by their numbers, folded left with `combine`. */
+function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V): V {
+  if (!(g instanceof Gathered)) return g[1];
+  const items = g.items.sort((a, b) => a[0] - b[0]);
+  let acc = items[0]![1];
+  for (let i = 1; i < items.length; i++) acc = combine(acc, items[i]![1]);
+  return acc;
+}
+
+type Num = number | ArrayLike<number>;
+const SCALAR: Record<ReduceOp, (a: number, b: number) => number> = {
+  sum: (a, b) => a + b, min: Math.min, max: Math.max, prod: (a, b) => a * b,
+};
+
+/** A built-in op on numbers, or element-wise on typed arrays (into a new array). */
+function builtIn(op: ReduceOp, name: string): (a: Num, b: Num) => Num {
+  const f = SCALAR[op];
+  return (a, b) => {
+    if (typeof a === 'number' && typeof b === 'number') return f(a, b);
+    if (ArrayBuffer.isView(a) && ArrayBuffer.isView(b) && (a as ArrayLike<number>).length === (b as ArrayLike<number>).length) {
+      const r = (a as unknown as { slice(): number[] }).slice();
+      for (let i = 0; i < r.length; i++) r[i] = f(r[i]!, (b as ArrayLike<number>)[i]!);
+      return r;
+    }
+    throw Errors.invalidArgument(`all-reduce '${name}'`, `op '${op}' needs numbers or typed arrays of one length, got ${describe(a)} and ${describe(b)}`);
+  };
+}
+
+function describe(v: unknown): string {
+  if (ArrayBuffer.isView(v)) return `${v.constructor.name}(${(v as unknown as ArrayLike<number>).length})`;
+  return v === null ? 'null' : typeof v;
+}
+
+/**
+ * Makes a keyed all-reduce: partial `i` of key `k` is sent on `input` with key `[k, i]`; the
+ * result of `k` goes out on `output` to the keys `deliver(k)` of the consumer TT (one TT), each on
+ * the rank that owns it. Returns the TT that receives the partials.
+ */
+export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Edge<CK, V>, options: AllreduceOptions<K, V, CK>): TT<[K, number], readonly [Edge<[K, number], V>]> {
+  const name = options.name ?? 'allreduce';
+  const op = options.op;
+  if (typeof op !== 'function' && !(typeof op === 'string' && op in SCALAR)) {
+    throw Errors.invalidArgument('make_allreduce options.op', `must be 'sum', 'min', 'max', 'prod' or a function (a, b) => value, got ${String(op)}`, { tt: name });
+  }
+  for (const f of ['contributions', 'deliver'] as const) {
+    if (typeof options[f] !== 'function') throw Errors.invalidArgument(`make_allreduce options.${f}`, 'must be a function of the key', { tt: name });
+  }
+  const combine = (typeof op === 'function' ? op : builtIn(op, name)) as (a: V, b: V) => V;
+  const world = options.world;
+  const toLocal = new Edge<[K, number], [number, V]>(`${name}.partial`);
+  const toExchange = new Edge<[K, number], [number, V]>(`${name}.rank-partial`);
+  /** Every rank's NAME.exchange key of `k`. */
+  const everyRank = (k: K): Array<[K, number]> => Array.from({ length: size() }, (_, s): [K, number] => [k, s]);
+  const first = make_tt((key: [K, number], v: V, out) => {
+    const k = key[0];
+    // A rank's only partial needs no fold on its rank (a dot product of one block per rank): one task less.
+    if (plan(k).get(rank()) === 1) out.broadcast(1, everyRank(k), [rank(), v]);
+    else out.send(0, [k, rank()], [key[1], v]);
+  }, [input], [toLocal, toExchange], { name, world });
+  const rank = (): number => first.rt.rank;
+  const size = (): number => first.rt.size;
+  const contributor = options.contributor ?? ((_k: K, i: number) => i % size());
+
+  const contributions = (k: K): number => {
+    const n = options.contributions(k);
+    if (!Number.isInteger(n) || n < 1) throw Errors.invalidArgument('make_allreduce options.contributions', `must give an integer >= 1, got ${String(n)}`, { tt: name, key: k, rank: rank() });
+    return n;
+  };
+  /** Ranks that fold partials of `k`, each with how many. */
+  const byRank = (k: K): Map<number, number> => {
+    const m = new Map<number, number>();
+    for (let i = 0, n = contributions(k); i < n; i++) {
+      const r = contributor(k, i);
+      m.set(r, (m.get(r) ?? 0) + 1);
+    }
+    return m;
+  };
+  /** byRank of the keys in progress on this rank, computed once per key (dropped by NAME.exchange). */
+  const plans = new KeyMap<Map<number, number>>();
+  const plan = (k: K): Map<number, number> => {
+    let p = plans.get(k);
+    if (p === undefined) {
+      p = byRank(k);
+      plans.add(k, p);
+    }
+    return p;
+  };
+  first.set_procmap((key) => contributor(key[0], key[1]));
+
+  const local = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
+    out.broadcast(0, everyRank(key[0]), [key[1], fold(g, combine)]);
+  }, [toLocal], [toExchange], { name: `${name}.local`, world });
+  local.set_procmap((key) => key[1]);
+  local.set_input_reducer(0, gather as never, (key) => plan(key[0]).get(key[1]) ?? 0);
+
+  const exchange = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
+    const result = fold(g, combine);
+    const sinks = output.sinks;
+    if (sinks.length !== 1) {
+      throw Errors.invalidArgument(`make_allreduce output edge '${output.name}'`, `must feed exactly one consumer TT, it feeds ${sinks.length}`, { tt: `${name}.exchange`, rank: rank() });
+    }
+    const consumer = sinks[0]!.tt;
+    plans.delete(key[0]);
+    for (const c of options.deliver(key[0])) if (consumer.ownerOf(c) === key[1]) out.send(0, c as CK, result);
+  }, [toExchange], [output], { name: `${name}.exchange`, world });
+  exchange.set_procmap((key) => key[1]);
+  exchange.set_input_reducer(0, gather as never, (key) => plan(key[0]).size);
+  return first;
+}

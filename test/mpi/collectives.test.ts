@@ -1,0 +1,60 @@
+/**
+ * World collectives and the keyed all-reduce at 2 and 3 ranks (test/mpi/collectives.ts).
+ */
+import { fileURLToPath } from 'node:url';
+
+import { expect } from 'chai';
+
+import { rankResults } from './rank-results.js';
+
+const SCRIPT = fileURLToPath(new URL('../mpi/collectives.js', import.meta.url));
+
+type Result = Record<string, unknown> & { rank: number };
+
+function results(np: number, mode: string): Result[] {
+  return rankResults<Result>(np, SCRIPT, [mode], 120_000);
+}
+
+describe('world collectives under mpirun', function () {
+  this.timeout(180_000);
+
+  for (const np of [2, 3]) {
+    it(`barrier, allreduce (each op, numbers and typed arrays), broadcast, between fences and on a split world, at ${np} ranks`, () => {
+      for (const r of results(np, 'ok')) {
+        const ranks = [...Array(np).keys()];
+        expect(r['sum']).to.equal(ranks.reduce((a, x) => a + x + 1, 0));
+        expect(r['prod']).to.equal(ranks.reduce((a, x) => a * (x + 2), 1));
+        expect(r['min']).to.deep.equal([0, -(np - 1), 5]);
+        expect(r['max']).to.deep.equal([(np - 1) * 0.5, 1]);
+        expect(r['type']).to.equal('Uint8Array');
+        expect(r['bcast']).to.deep.equal(['from-last', [1.5, 2.5], ['a'], true]);
+        expect(r['phases']).to.deep.equal([[['fence', 'allreduce'], 10 * np], [['fence', 'allreduce'], 30 * np], [['fence', 'allreduce'], 60 * np]]);
+        const members = ranks.filter((x) => x % 2 === r.rank % 2);
+        expect(r['subsum']).to.equal(members.reduce((a, x) => a + x, 0));
+        expect(r['subbcast']).to.equal(`root ${members[0]}`);
+        // every rank's consumer got every iteration's sum, folded in contributor order: the same bits everywhere
+        expect(r['one']).to.deep.equal(r.rank === np - 1 ? [0, 1, 2, 3].map((k) => [k, [(np - 1) * k, 0]]) : []);
+        const dot = r['dot'] as Array<[number, number, number]>;
+        expect(dot.map(([k, owner]) => [k, owner])).to.deep.equal([[0, r.rank], [1, r.rank], [2, r.rank]]);
+        for (const [k, , v] of dot) {
+          // the documented order: each rank folds its partials by number, then the ranks' sums in rank order
+          const partial = (i: number): number => (k + 1) * (i + 1) / 3 + i * 1e-17;
+          const perRank = ranks.map((q) => [0, 1, 2, 3, 4, 5, 6].filter((i) => i % np === q).map(partial).reduce((a, b) => a + b));
+          expect(v, `iteration ${k}`).to.equal(perRank.reduce((a, b) => a + b));
+        }
+      }
+    });
+
+    it(`misuse is E_COLLECTIVE naming each rank's call on every rank, never a hang, at ${np} ranks`, () => {
+      for (const r of results(np, 'misuse')) {
+        expect(r['kinds']).to.match(/^E_COLLECTIVE: .*rank 0 called barrier\(\), rank 1 called allreduce\(a number, 'sum'\)/);
+        expect(r['lengths']).to.match(/^E_COLLECTIVE: .*rank 0 called allreduce\(Float64Array of 1, 'sum'\), rank 1 called allreduce\(Float64Array of 2, 'sum'\)/);
+        expect(r['roots']).to.match(/^E_COLLECTIVE: .*rank 0 called broadcast\(value, root 0\), rank 1 called broadcast\(value, root 1\)/);
+        expect(r['oneInvalid']).to.match(/^E_COLLECTIVE: .*rank 1 called allreduce\(a value that is not a number or a typed array, 'sum'\)/);
+        expect(r['allInvalid']).to.match(/^E_INVALID_ARGUMENT: .*'sum', 'min', 'max' or 'prod'/);
+        expect(r['unserializable']).to.match(/^E_SERIALIZE: cannot serialize the value broadcast by rank 0/);
+        expect(r['after']).to.equal(np);
+      }
+    });
+  }
+});
