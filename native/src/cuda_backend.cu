@@ -12,6 +12,7 @@
 
 #include "cuda_api.h"
 #include "cuda_kernels.h"
+#include "user_kernels.h"
 
 #define TTG_CUDA_ERR(call, err, errlen)                                                            \
   do {                                                                                             \
@@ -160,6 +161,9 @@ int ttg_cuda_enqueue(const TtgOp* op, char* err, size_t errlen) {
     }
   } else if (op->kind == TTG_OP_STAMP) {
     h = new HostStep{nullptr, 0, nullptr, op->notify, static_cast<double*>(op->p[0])};
+  } else if (op->kind == TTG_OP_USER) {
+    ttg_run_user_op(op, s);  // the program's function launches its work on the stream
+    TTG_CUDA_ERR(cudaGetLastError(), err, errlen);
   } else if (op->kind != TTG_OP_MARKER && op->kind != TTG_OP_COPY) {
     TTG_CUDA_ERR(ttg_cuda_launch(*op, s), err, errlen);
   }

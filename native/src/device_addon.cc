@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@
 #include "js_views.h"
 #include "js_waker.h"
 #include "kernel_pool.h"
+#include "user_kernels.h"
 
 namespace ttg {
 namespace {
@@ -92,6 +94,25 @@ void* operand(Napi::Value v, const char* what) {
     return it->second.p;
   }
   return view_span(v, what).data;
+}
+
+// Enqueues `op` on the pool or on CUDA and counts its completion report.
+void submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
+  if (r.mode == DeviceRuntime::Mode::Cuda) {
+    char err[512] = {0};
+    if (ttg_cuda_enqueue(&op, err, sizeof err) != 0) throw Napi::Error::New(env, std::string("ttg_native.") + what + "(cuda): " + err);
+  } else {
+    if (static_cast<int>(op.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": no such stream");
+    r.pool.enqueue(op);
+  }
+  // Count before the op can complete is not needed: completions are only processed on this thread.
+  if (op.notify != 0 && r.outstanding++ == 0) r.waker.ref(true);
+}
+
+// The functions devLoadKernel found, by id (never shrinks: ops may still name them).
+std::vector<TtgKernelFn>*& user_fns() {
+  static std::vector<TtgKernelFn>* fns = nullptr;
+  return fns;
 }
 
 Napi::Value DevInfo(const Napi::CallbackInfo& info) {
@@ -205,15 +226,49 @@ Napi::Value DevOp(const Napi::CallbackInfo& info) {
   op.p[3] = operand(info[14], "devOp: p3");
   op.bytes = static_cast<std::size_t>(num(15).DoubleValue());
   op.notify = static_cast<std::uint64_t>(num(16).DoubleValue());
-  if (r.mode == DeviceRuntime::Mode::Cuda) {
-    char err[512] = {0};
-    if (ttg_cuda_enqueue(&op, err, sizeof err) != 0) throw Napi::Error::New(env, std::string("ttg_native.devOp(cuda): ") + err);
-  } else {
-    if (static_cast<int>(op.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, "ttg_native.devOp: no such stream");
-    r.pool.enqueue(op);
+  submit(env, r, op, "devOp");
+  return env.Undefined();
+}
+
+// devLoadKernel(path, symbol): the id of a program's kernel function (native/include/ttg_kernel.h).
+Napi::Value DevLoadKernel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  static std::vector<TtgKernelFn>* fns = new std::vector<TtgKernelFn>();
+  try {
+    fns->push_back(load_user_kernel(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value()));
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, std::string("ttg_native.devLoadKernel: ") + e.what());
   }
-  // Count before the op can complete is not needed: completions are only processed on this thread.
-  if (op.notify != 0 && r.outstanding++ == 0) r.waker.ref(true);
+  user_fns() = fns;
+  return Napi::Number::New(env, static_cast<double>(fns->size() - 1));
+}
+
+// devCall(stream, kernel, buffers, lengths, scalars, notify): enqueues one call of a kernel from
+// devLoadKernel; buffers are handles or host views, lengths their element counts.
+Napi::Value DevCall(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  require_started(env, "devCall");
+  DeviceRuntime& r = R();
+  const auto id = static_cast<std::size_t>(info[1].As<Napi::Number>().Uint32Value());
+  if (user_fns() == nullptr || id >= user_fns()->size()) throw Napi::RangeError::New(env, "ttg_native.devCall: no such kernel");
+  auto u = std::make_unique<UserCall>(UserCall{(*user_fns())[id], {}, {}, {}});
+  Napi::Array bufs = info[2].As<Napi::Array>();
+  Napi::Float64Array lengths = info[3].As<Napi::Float64Array>();
+  Napi::Float64Array scalars = info[4].As<Napi::Float64Array>();
+  if (lengths.ElementLength() != bufs.Length()) throw Napi::RangeError::New(env, "ttg_native.devCall: one length per buffer");
+  for (uint32_t i = 0; i < bufs.Length(); ++i) {
+    u->buffers.push_back(operand(bufs.Get(i), "devCall: buffer"));
+    u->lengths.push_back(static_cast<std::size_t>(lengths[i]));
+  }
+  u->scalars.assign(scalars.Data(), scalars.Data() + scalars.ElementLength());
+  TtgOp op{};
+  op.kind = TTG_OP_USER;
+  op.stream = info[0].As<Napi::Number>().Uint32Value();
+  op.p[0] = u.get();
+  op.notify = static_cast<std::uint64_t>(info[5].As<Napi::Number>().DoubleValue());
+  submit(env, r, op, "devCall");
+  // The pool's worker frees the call after running it; CUDA ran it while enqueueing.
+  if (r.mode == DeviceRuntime::Mode::Pool) u.release();
   return env.Undefined();
 }
 
@@ -237,6 +292,8 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devFree"] = Napi::Function::New(env, DevFree, "devFree");
   exports["devOp"] = Napi::Function::New(env, DevOp, "devOp");
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
+  exports["devLoadKernel"] = Napi::Function::New(env, DevLoadKernel, "devLoadKernel");
+  exports["devCall"] = Napi::Function::New(env, DevCall, "devCall");
 }
 
 }  // namespace ttg

@@ -20,7 +20,8 @@ enum TtgOpKind {
   TTG_OP_DAXPY = 6,   // Y += alpha X                              n
   TTG_OP_DSCAL = 7,   // X *= alpha                                n
   TTG_OP_STAMP = 8,   // *(double*)p[0] = steady-clock ms when the stream reaches it (p[0]: host)
-  TTG_OP_KINDS = 9
+  TTG_OP_USER = 9,    // a program's own kernel: p[0] its call (user_kernels.h), run and freed once
+  TTG_OP_KINDS = 10
 };
 
 // Operands: p[0] A (or X, or copy dst), p[1] B (or Y, or copy src), p[2] C, p[3] info.

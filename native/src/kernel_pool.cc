@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "host_kernels.h"
+#include "user_kernels.h"
 
 namespace ttg {
 
@@ -59,7 +60,12 @@ void KernelPool::run(Stream& s) {
     }
     if (op.kind != TTG_OP_MARKER) {
       g_kernels_running.fetch_add(1, std::memory_order_relaxed);
-      run_host_op(op);
+      if (op.kind == TTG_OP_USER) {
+        ttg_run_user_op(&op, nullptr);
+        ttg_free_user_op(&op);
+      } else {
+        run_host_op(op);
+      }
       g_kernels_running.fetch_sub(1, std::memory_order_relaxed);
       if (auto poke = g_after_kernel.load(std::memory_order_relaxed)) poke();
     }

@@ -10,6 +10,8 @@ import { stepTask } from './task-context.js';
 import { DeviceErrors } from './errors.js';
 import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
 import * as kernelFns from './kernels.js';
+import * as userKernels from './user-kernels.js';
+export type { Access, KernelFn, KernelOperands, KernelSpec } from './user-kernels.js';
 
 export { Stream } from './streams.js';
 export type { InputResult, DeviceStep } from './steps.js';
@@ -58,7 +60,11 @@ export function current_stream(): Stream | undefined {
   return currentStream();
 }
 
-/** The kernels of SPEC §5, identical on every backend. */
+/**
+ * The kernels of SPEC §5, identical on every backend, and a program's own: `load(library, specs)`
+ * registers C functions from a shared library (native/include/ttg_kernel.h), `call(name, stream,
+ * { buffers, scalars })` enqueues one (or call what `load` returned).
+ */
 export const kernels = {
   dgemm: kernelFns.dgemm,
   dsyrk: kernelFns.dsyrk,
@@ -66,6 +72,8 @@ export const kernels = {
   dpotrf: kernelFns.dpotrf,
   daxpy: kernelFns.daxpy,
   dscal: kernelFns.dscal,
+  load: userKernels.load,
+  call: userKernels.call,
 } as const;
 
 /**

@@ -164,6 +164,15 @@ export class StreamManager {
     this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, 0);
   }
 
+  /** Enqueues one call of a program's kernel `kernel` (a native kernel id) named `name` on stream `s`. */
+  call(s: Stream, name: string, kernel: number, buffers: Operand[], lengths: Float64Array, scalars: Float64Array): void {
+    const tr = tracer;
+    const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, name, {});
+    this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, 0);
+    s.ops++;
+    if (stamps !== undefined) this.stampAt(s, stamps, 1);
+  }
+
   /** Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host). */
   copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean): Promise<void> | undefined {
     const id = notify ? this.nextId++ : 0;

@@ -290,11 +290,18 @@ export interface NativeAddon {
     p2: number | ArrayBufferView | null, ldc: number, p3: number | ArrayBufferView | null, bytes: number, notify: number): void;
   /** Free and total bytes of CUDA device `device`, or null. */
   devMemInfo(device: number): { free: number; total: number } | null;
+  /** Loads function `symbol` of the shared library at `path` (native/include/ttg_kernel.h); returns its kernel id. */
+  devLoadKernel(path: string, symbol: string): number;
+  /**
+   * Enqueues one call of kernel `kernel` on global stream `stream`: its buffer operands (handles
+   * or host views) with their element counts, and its scalars; `notify` as for {@link NativeAddon.devOp}.
+   */
+  devCall(stream: number, kernel: number, buffers: Array<number | ArrayBufferView>, lengths: Float64Array, scalars: Float64Array, notify: number): void;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devLoadKernel', 'devCall',
 ];
 
 let cached: NativeAddon | null | undefined;

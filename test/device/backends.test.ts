@@ -32,6 +32,8 @@ const RUNS: Run[] = [
   { suite: 'memory', device: 'emulated:2:256KiB' },
   { suite: 'values', device: 'emulated:2::2' },
   { suite: 'values', device: 'emulated:1::2' },
+  { suite: 'user-kernels', device: 'host:::2' },
+  { suite: 'user-kernels', device: 'emulated:2:1MiB:2' },
 ];
 
 const MOCHA = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');

@@ -1,0 +1,173 @@
+/**
+ * A program's own kernels on the backend of this run (suite.ts): built here with cc from
+ * test/fixtures/kernels/test_kernels.c, loaded with `ttg.device.kernels.load`, enqueued like the
+ * built-in kernels (several times in one task, across tasks, with waits between), and refused,
+ * naming the kernel, when the call does not match what was declared.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { expect } from 'chai';
+import * as ttg from 'ttg';
+
+import { expectTtgError, fence, rejection, thrown } from '../../helpers.js';
+import { backend, onSuiteDevices } from './suite.js';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** Builds the fixture library with the toolchain the addon was built with. */
+function build(): string {
+  const lib = join(mkdtempSync(join(tmpdir(), 'ttg-kernels-')), 'libtestkernels.so');
+  execFileSync('cc', ['-shared', '-fPIC', '-O2', `-I${join(root, 'native', 'include')}`, join(root, 'test', 'fixtures', 'kernels', 'test_kernels.c'), '-o', lib]);
+  return lib;
+}
+
+const nvcc = (process.env['PATH'] ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'nvcc')));
+
+let graphs = 0;
+/** Runs `body` as the generator body of one device task and fences. */
+async function inTask(body: () => Generator<unknown, void, unknown>): Promise<void> {
+  const e = new ttg.Edge<number, number>(`uk-${graphs++}`);
+  const tt = ttg.make_tt(body, [e], [], { name: `uk-task-${graphs}` });
+  ttg.make_graph_executable(tt);
+  tt.invoke(0, 0);
+  await fence();
+}
+
+describe(`a program's own kernels on the ${backend} backend`, () => {
+  onSuiteDevices();
+  let lib = '';
+  let k: { axpby: ttg.device.KernelFn; describe: ttg.device.KernelFn; increment: ttg.device.KernelFn };
+  before(() => {
+    lib = build();
+    k = ttg.device.kernels.load(lib, {
+      axpby: { host: 'axpby', buffers: ['in', 'inout'], scalars: 2 },
+      describe: { host: 'describe', buffers: ['in', 'in', 'out'], scalars: 3 },
+      increment: { host: 'increment', buffers: ['inout'] },
+    });
+  });
+
+  it('runs in stream order with the built-in kernels, many times in one task, waits between; results come home', async () => {
+    const x = new ttg.Buffer(Float64Array.from({ length: 1000 }, (_, i) => i));
+    const y = new ttg.Buffer(new Float64Array(1000).fill(1));
+    const seen: number[] = [];
+    await inTask(function* () {
+      const { stream } = (yield ttg.device.input(x, y)) as ttg.device.InputResult;
+      k.axpby(stream, { buffers: [x, y], scalars: [2, 3] });                // y = 2x + 3
+      ttg.device.kernels.dscal(stream, 1000, 0.5, y);                       // y = x + 1.5
+      ttg.device.kernels.call('axpby', stream, { buffers: [x, y], scalars: [1, -1] }); // y = -1.5
+      yield ttg.device.kernel(y);
+      seen.push(y.host[0]!, y.host[999]!);
+      k.axpby(stream, { buffers: [x, y], scalars: [0, 2] });                // y = -3
+      yield ttg.device.kernel(y);
+      seen.push(y.host[500]!);
+    });
+    expect(seen).to.deep.equal([-1.5, -1.5, -3]);
+    expect([...x.host.subarray(0, 3)]).to.deep.equal([0, 1, 2]);
+  });
+
+  it('passes buffers with their lengths, scalars in order and no stream on the pool; any typed array', async () => {
+    const a = new ttg.Buffer(new Float32Array(7));
+    const counts = new ttg.Buffer(new Int32Array([1, 2, 3]));
+    const out = new ttg.Buffer(new Float64Array(8));
+    await inTask(function* () {
+      const { stream } = (yield ttg.device.input(a, counts, out)) as ttg.device.InputResult;
+      k.describe(stream, { buffers: [a, counts, out], scalars: [1.5, -2, 1e300] });
+      k.increment(stream, { buffers: [counts] });
+      k.increment(stream, { buffers: [counts] });
+      yield ttg.device.kernel(out, counts);
+    });
+    expect([...out.host]).to.deep.equal([303, 7, 3, 8, 1.5, -2, 1e300, 1]);
+    expect([...counts.host]).to.deep.equal([3, 4, 5]);
+  });
+
+  it('counts as a kernel; a buffer it writes is not sent before a wait', async () => {
+    const before = ttg.device.stats().kernels;
+    const y = new ttg.Buffer(new Int32Array(4));
+    const e = new ttg.Edge<number, number>('uk-send');
+    const sink = new ttg.Edge<number, ttg.Buffer<Int32Array>>('uk-sink');
+    const tt = ttg.make_tt(function* (_k: number, _v: number, o) {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      k.increment(stream, { buffers: [y] });
+      o.send(0, 0, y);
+    }, [e], [sink], { name: 'uk-early-send' });
+    const recv = ttg.make_tt(() => {}, [sink], [], { name: 'uk-recv' });
+    ttg.make_graph_executable(tt, recv);
+    tt.invoke(0, 0);
+    expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ['uk-early-send', 'no `yield ttg.device.kernel()` has waited']);
+    expect(ttg.device.stats().kernels - before).to.equal(1);
+  });
+
+  it('a call that does not match the declaration is E_INVALID_ARGUMENT naming the kernel and the task', async () => {
+    const x = new ttg.Buffer(new Float64Array(4));
+    const y = new ttg.Buffer(new Float64Array(4));
+    const other = new ttg.Buffer(new Float64Array(4));
+    const cases: Array<[(s: ttg.device.Stream) => void, string[]]> = [
+      [(s) => k.axpby(s, { buffers: [x], scalars: [1, 2] }), ["'axpby'", 'takes 2 buffer(s) (in, inout), got 1']],
+      [(s) => k.axpby(s, { buffers: [x, y], scalars: [1] }), ["'axpby'", 'takes 2 number(s) as scalars']],
+      [(s) => k.axpby(s, { buffers: [x, y], scalars: [1, '2' as unknown as number] }), ["'axpby'", 'number, string']],
+      [(s) => k.axpby(s, { buffers: [x, x.host as unknown as ttg.Buffer], scalars: [1, 2] }), ["'axpby'", 'buffer 1 is not a ttg.Buffer']],
+      [(s) => k.axpby(s, { buffers: [x, other], scalars: [1, 2] }), ["'axpby'", 'buffer 1']],
+      [(s) => ttg.device.kernels.call('nope', s, { buffers: [] }), ["'nope'", 'names no loaded kernel']],
+      [() => k.axpby(undefined as unknown as ttg.device.Stream, { buffers: [x, y], scalars: [1, 2] }), ["'axpby'", 'needs the stream']],
+    ];
+    for (const [bad, parts] of cases) {
+      const err = await (async () => {
+        let caught: unknown;
+        await inTask(function* () {
+          const { stream } = (yield ttg.device.input(x, y)) as ttg.device.InputResult;
+          try {
+            bad(stream);
+          } catch (e) {
+            caught = e;
+          }
+        });
+        return caught;
+      })();
+      expectTtgError(err, 'E_INVALID_ARGUMENT', parts);
+    }
+    // thrown inside the body: the fence names the task
+    const e = new ttg.Edge<number, number>('uk-throw');
+    const tt = ttg.make_tt(function* () {
+      const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+      k.axpby(stream, { buffers: [x], scalars: [1, 2] });
+    }, [e], [], { name: 'uk-bad-call' });
+    ttg.make_graph_executable(tt);
+    tt.invoke(3, 0);
+    expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ["'axpby'", "TT 'uk-bad-call'", 'key 3']);
+    // outside any task
+    expectTtgError(thrown(() => k.axpby(undefined as unknown as ttg.device.Stream, { buffers: [x, y], scalars: [1, 2] })), 'E_INVALID_ARGUMENT', ["'axpby'"]);
+  });
+
+  it('a kernel with a CUDA function too (built by nvcc when it exists) loads; this backend runs its host function', async function () {
+    if (!nvcc) {
+      // no CUDA toolchain here: the same library built by cc, its CUDA name pointing at the host function
+      k = { ...k, ...ttg.device.kernels.load(lib, { axpby2: { host: 'axpby', cuda: 'axpby', buffers: ['in', 'inout'], scalars: 2 } }) };
+    } else {
+      this.timeout(120_000);
+      const cu = join(mkdtempSync(join(tmpdir(), 'ttg-cuda-kernels-')), 'libtestcuda.so');
+      execFileSync('nvcc', ['-shared', '-Xcompiler', '-fPIC', '-O2', `-I${join(root, 'native', 'include')}`, join(root, 'test', 'fixtures', 'kernels', 'test_kernels_cuda.cu'), '-o', cu]);
+      k = { ...k, ...ttg.device.kernels.load(cu, { axpby2: { host: 'axpby_host', cuda: 'axpby_cuda', buffers: ['in', 'inout'], scalars: 2 } }) };
+    }
+    const x = new ttg.Buffer(Float64Array.of(1, 2, 3));
+    const y = new ttg.Buffer(Float64Array.of(1, 1, 1));
+    await inTask(function* () {
+      const { stream } = (yield ttg.device.input(x, y)) as ttg.device.InputResult;
+      (k as unknown as Record<string, ttg.device.KernelFn>)['axpby2']!(stream, { buffers: [x, y], scalars: [10, 1] });
+      yield ttg.device.kernel(y);
+    });
+    expect([...y.host]).to.deep.equal([11, 21, 31]);
+  });
+
+  it('loading: a missing library or function, a bad declaration, and a name taken by another kernel are errors naming it', () => {
+    expectTtgError(thrown(() => ttg.device.kernels.load('/nonexistent/libk.so', { a: { host: 'a', buffers: [] } })), 'E_INVALID_ARGUMENT', ["'a'", 'cannot load /nonexistent/libk.so']);
+    expectTtgError(thrown(() => ttg.device.kernels.load(lib, { b: { host: 'no_such_fn', buffers: [] } })), 'E_INVALID_ARGUMENT', ["'b'", "no function 'no_such_fn'"]);
+    expectTtgError(thrown(() => ttg.device.kernels.load(lib, { c: { host: 'axpby', buffers: ['rw' as 'in'] } })), 'E_INVALID_ARGUMENT', ["'c'", "'in', 'out' or 'inout'"]);
+    expectTtgError(thrown(() => ttg.device.kernels.load(lib, { d: { host: 'axpby', buffers: [], scalars: -1 } })), 'E_INVALID_ARGUMENT', ["'d'", 'non-negative integer']);
+    expectTtgError(thrown(() => ttg.device.kernels.load(lib, { axpby: { host: 'increment', buffers: ['inout'] } })), 'E_INVALID_ARGUMENT', ["'axpby'", 'already loaded']);
+    expect(() => ttg.device.kernels.load(lib, { axpby: { host: 'axpby', buffers: ['in', 'inout'], scalars: 2 } })).to.not.throw();
+  });
+});
