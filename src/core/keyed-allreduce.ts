@@ -52,12 +52,15 @@ function gather<V>(acc: [number, V] | Gathered<V>, x: [number, V]): Gathered<V> 
   return new Gathered([acc, x]);
 }
 
-/** The values of `g`, ordered by their numbers, folded left with `combine`. */
-function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V): V {
+/** The values of `g`, ordered by their numbers, folded left with `combine`; `twice(n)` for a number seen twice. */
+function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V, twice: (n: number) => Error): V {
   if (!(g instanceof Gathered)) return g[1];
   const items = g.items.sort((a, b) => a[0] - b[0]);
   let acc = items[0]![1];
-  for (let i = 1; i < items.length; i++) acc = combine(acc, items[i]![1]);
+  for (let i = 1; i < items.length; i++) {
+    if (items[i]![0] === items[i - 1]![0]) throw twice(items[i]![0]);
+    acc = combine(acc, items[i]![1]);
+  }
   return acc;
 }
 
@@ -107,6 +110,10 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   const everyRank = (k: K): Array<[K, number]> => Array.from({ length: size() }, (_, s): [K, number] => [k, s]);
   const first = make_tt((key: [K, number], v: V, out) => {
     const k = key[0];
+    const n = contributions(k);
+    if (!Number.isInteger(key[1]) || key[1] < 0 || key[1] >= n) {
+      throw Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${String(key[1])} of ${n} (numbered 0 to ${n - 1})`, { tt: name, key, rank: rank() });
+    }
     // A rank's only partial needs no fold on its rank (a dot product of one block per rank): one task less.
     if (plan(k).get(rank()) === 1) out.broadcast(1, everyRank(k), [rank(), v]);
     else out.send(0, [k, rank()], [key[1], v]);
@@ -142,13 +149,13 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   first.set_procmap((key) => contributor(key[0], key[1]));
 
   const local = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
-    out.broadcast(0, everyRank(key[0]), [key[1], fold(g, combine)]);
+    out.broadcast(0, everyRank(key[0]), [key[1], fold(g, combine, (i) => Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${i} twice`, { tt: `${name}.local`, key, rank: rank() }))]);
   }, [toLocal], [toExchange], { name: `${name}.local`, world });
   local.set_procmap((key) => key[1]);
   local.set_input_reducer(0, gather as never, (key) => plan(key[0]).get(key[1]) ?? 0);
 
   const exchange = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
-    const result = fold(g, combine);
+    const result = fold(g, combine, (r) => Errors.invalidArgument(`all-reduce '${name}'`, `got rank ${r}'s partials twice (a partial sent twice)`, { tt: `${name}.exchange`, key, rank: rank() }));
     const sinks = output.sinks;
     if (sinks.length !== 1) {
       throw Errors.invalidArgument(`make_allreduce output edge '${output.name}'`, `must feed exactly one consumer TT, it feeds ${sinks.length}`, { tt: `${name}.exchange`, rank: rank() });

@@ -143,4 +143,31 @@ describe('make_allreduce in one process', () => {
     ab.in(0).send([0, 1], Float64Array.of(1) as never);
     expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ['ar-bad.local', "op 'sum' needs numbers or typed arrays", 'number and Float64Array(1)']);
   });
+
+  it('a partial sent twice while its key is in progress, or numbered outside 0..n-1, is an error naming the all-reduce, never a wrong sum', async () => {
+    const parts = new ttg.Edge<[number, number], number>('ar-dup');
+    const out = new ttg.Edge<number, number>('ar-dup-out');
+    const got: Array<[number, number]> = [];
+    const consumer = ttg.make_tt((k: number, v: number) => { got.push([k, v]); }, [out], [], { name: 'ar-dup-consumer' });
+    const ar = ttg.make_allreduce(parts, out, { op: 'sum', contributions: () => 2, deliver: (k: number) => [k], name: 'ar-dup' });
+    const one = new ttg.Edge<[number, number], number>('ar-dup1');
+    const oneOut = new ttg.Edge<number, number>('ar-dup1-out');
+    const c1 = ttg.make_tt((k: number, v: number) => { got.push([k, v]); }, [oneOut], [], { name: 'ar-dup1-consumer' });
+    const single = ttg.make_allreduce(one, oneOut, { op: 'sum', contributions: () => 1, deliver: (k: number) => [k], name: 'ar-dup1' });
+    ttg.make_graph_executable(ar, consumer, single, c1);
+    ar.in(0).send([1, 0], 1);
+    ar.in(0).send([1, 0], 5);
+    ar.in(0).send([1, 1], 2);
+    expectTtgError(await rejection(ttg.fence({ quiet: true })), 'E_INVALID_ARGUMENT', ["all-reduce 'ar-dup'", 'partial 0 twice', "TT 'ar-dup.local'", 'key [1,0]']);
+    ar.in(0).send([2, 2], 3);
+    expectTtgError(await rejection(ttg.fence({ quiet: true })), 'E_INVALID_ARGUMENT', ["all-reduce 'ar-dup'", 'partial 2 of 2', 'key [2,2]']);
+    expect(got).to.deep.equal([]);
+    // once a key's result is out, a partial for it starts a new round, as a value for a key whose
+    // task has run starts a new task anywhere in ttg
+    single.in(0).send([3, 0], 1);
+    await ttg.fence();
+    single.in(0).send([3, 0], 4);
+    await ttg.fence();
+    expect(got).to.deep.equal([[3, 1], [3, 4]]);
+  });
 });
