@@ -39,18 +39,19 @@ function describe(sig: ArrayLike<number>): string {
 
 /**
  * The agreement round: every rank's call against the others'. Resolves to the root's
- * [header bytes, total bytes] of a broadcast (Infinity otherwise); rejects on every rank alike
- * when the calls differ.
+ * [header bytes, total bytes] of a broadcast (Infinity otherwise) and whether any rank raised
+ * `flag`; rejects on every rank alike when the calls differ.
  */
-async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] = [Infinity, Infinity]): Promise<[number, number]> {
+async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] = [Infinity, Infinity], flag = false): Promise<[number, number, boolean]> {
   const t = rt.transport!;
-  const v = new Float64Array(2 * FIELDS + 2);
+  const v = new Float64Array(2 * FIELDS + 3);
   for (let i = 0; i < FIELDS; i++) {
     v[i] = sig[i]!;
     v[FIELDS + i] = -sig[i]!;
   }
   v[2 * FIELDS] = rootLengths[0];
   v[2 * FIELDS + 1] = rootLengths[1];
+  v[2 * FIELDS + 2] = flag ? -1 : 0;
   const m = await t.reduce(v, 'min');
   let same = true;
   for (let i = 0; i < FIELDS; i++) if (m[i] !== -m[FIELDS + i]!) same = false;
@@ -62,7 +63,7 @@ async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] 
     const each = Array.from({ length: rt.size }, (_, r) => `rank ${r} called ${describe(calls.subarray(r * FIELDS, (r + 1) * FIELDS))}`);
     throw Errors.collective(`the ranks of this world called different collectives: ${each.join(', ')}`, rt.rank);
   }
-  return [m[2 * FIELDS]!, m[2 * FIELDS + 1]!];
+  return [m[2 * FIELDS]!, m[2 * FIELDS + 1]!, m[2 * FIELDS + 2]! < 0];
 }
 
 /** Resolves once every rank of the world has called it. */
@@ -81,11 +82,17 @@ export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp):
   const length = typeof x === 'number' ? 1 : type === INVALID ? INVALID : (x as ArrayLike<number>).length;
   // read now, as a number argument is: later changes to the array do not count
   const values = type === INVALID ? undefined : typeof x === 'number' ? Float64Array.of(x) : Float64Array.from(x as ArrayLike<number>);
+  // MPI's min and max may drop a NaN; Math.min and Math.max keep it, and so does this
+  const nan = (op === 'min' || op === 'max') && values !== undefined && values.some(Number.isNaN);
   return rt.lane.run(async () => {
-    await agree(rt, [Kind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1]);
+    const [, , anyNaN] = await agree(rt, [Kind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1], undefined, nan);
     if (values === undefined) throw Errors.invalidArgument('World.allreduce(x)', `needs a number or a typed array of numbers, got ${describeValue(x)}`, { rank: rt.rank });
     if (opIndex < 0) throw Errors.invalidArgument('World.allreduce(x, op)', `needs op 'sum', 'min', 'max' or 'prod', got ${String(op)}`, { rank: rt.rank });
     const r = await rt.transport!.reduce(values, op);
+    if (anyNaN) {
+      const where = await rt.transport!.reduce(values.map((v) => (Number.isNaN(v) ? 1 : 0)), 'sum');
+      for (let i = 0; i < r.length; i++) if (where[i]! > 0) r[i] = NaN;
+    }
     if (typeof x === 'number') return r[0] as T;
     return new (x.constructor as new (a: ArrayLike<number>) => T)(r);
   });

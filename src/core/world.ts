@@ -64,8 +64,8 @@ export class World {
   /**
    * `x` (a number or a typed array of numbers, the same length on every rank) reduced element-wise
    * with `op` over this world's ranks: sum (the default), min, max or prod, computed in double
-   * precision and returned as a new value of `x`'s type, the same on every rank. A collective (see
-   * {@link World.barrier}).
+   * precision and returned as a new value of `x`'s type, the same on every rank; a NaN anywhere
+   * makes min and max NaN, as `Math.min` and `Math.max` do. A collective (see {@link World.barrier}).
    */
   allreduce<T extends Reducible>(x: T, op: ReduceOp = 'sum'): Promise<T> {
     return allreduce(this.runtime, x, op);

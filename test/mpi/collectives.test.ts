@@ -27,6 +27,8 @@ describe('world collectives under mpirun', function () {
         expect(r['min']).to.deep.equal([0, -(np - 1), 5]);
         expect(r['max']).to.deep.equal([(np - 1) * 0.5, 1]);
         expect(r['type']).to.equal('Uint8Array');
+        expect(r['big']).to.deep.equal([1 << 20, 12345 * 0.5, ((1 << 20) - 1) * 0.5]);
+        expect(r['special']).to.deep.equal(['NaN', 'Infinity', '-Infinity']);
         expect(r['bcast']).to.deep.equal(['from-last', [1.5, 2.5], ['a'], true]);
         expect(r['phases']).to.deep.equal([[['fence', 'allreduce'], 10 * np], [['fence', 'allreduce'], 30 * np], [['fence', 'allreduce'], 60 * np]]);
         const members = ranks.filter((x) => x % 2 === r.rank % 2);

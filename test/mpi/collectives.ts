@@ -36,6 +36,10 @@ if (mode === 'ok') {
   const value = rank === size - 1 ? { tag: 'from-last', m: new Map([[2, [Float64Array.of(1.5, 2.5)]]]), s: new Set(['a']), neg: [-0] } : undefined;
   const got = await world.broadcast(value, size - 1);
   out['bcast'] = [got!.tag, [...got!.m.get(2)![0]!], [...got!.s], Object.is(got!.neg[0], -0)];
+  // 8 MB in one array, and NaN and infinities through a reduction
+  const big = await world.broadcast(rank === 0 ? { a: Float64Array.from({ length: 1 << 20 }, (_, i) => i * 0.5) } : undefined, 0);
+  out['big'] = [big!.a.length, big!.a[12345], big!.a[(1 << 20) - 1]];
+  out['special'] = [...await world.allreduce(Float64Array.of(rank === 0 ? NaN : 1, rank === 1 ? Infinity : 0, -Infinity), 'max')].map(String);
 
   // between fences of a graph: a collective called while a fence is pending runs after it
   const e = new ttg.Edge<number, number>('count');
