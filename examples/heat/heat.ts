@@ -2,7 +2,8 @@
  * The heat example's task graph: B x B blocks, `iters` Jacobi sweeps, halos exchanged through edges.
  *
  *   STEP [i, j, t] ──edge strips──▶ BORDER [each neighbour, t]      (a hop when the neighbour is elsewhere)
- *        │ sends its strips first, then updates its interior while they travel
+ *        │ sends its strips first, then updates its interior while they travel (in JavaScript,
+ *        │ or with the native kernel of stencil.c: --kernel native)
  *        └──[block, new interior]──▶ BORDER [i, j, t] ──block t+1──▶ STEP [i, j, t+1]
  *                                                     (after the last sweep: done(i, j, block))
  *
@@ -33,15 +34,19 @@ function column(u: Float64Array, w: number, h: number, c: number): Float64Array 
 
 /**
  * Builds the graph; `owner(i, j)` places blocks on ranks, `done` receives each block after the
- * last sweep on its owner. Start it with `step.in(0).send([i, j, 0], block)` for each local block.
+ * last sweep on its owner. With `interior` (a native kernel, kernel.ts) STEP is a device task that
+ * updates the interior with it; otherwise a plain body in JavaScript. Start it with
+ * `step.in(0).send([i, j, 0], block)` for each local block.
  */
 export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) => number,
-  done: (i: number, j: number, block: Float64Array) => void, world?: ttg.World) {
+  done: (i: number, j: number, block: Float64Array) => void, world?: ttg.World, interior?: ttg.device.KernelFn) {
   const blocks = new ttg.Edge<BlockKey, Float64Array>('block');
   const halos = new ttg.Edge<BlockKey, Strips>('halo');
   const updated = new ttg.Edge<BlockKey, [Float64Array, Float64Array]>('interior');
+  type Out = ttg.Out<readonly [typeof updated, typeof halos]>;
 
-  const step = ttg.make_tt((key: BlockKey, u: Float64Array, out) => {
+  /** Sends the block's edge strips to its neighbours; returns its height and width. */
+  const sendStrips = (key: BlockKey, u: Float64Array, out: Out): [number, number] => {
     const [i, j, t] = key;
     const [r0, r1] = span(g, i);
     const [c0, c1] = span(g, j);
@@ -50,6 +55,11 @@ export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) 
     if (i < g.B - 1) out.send(1, [i + 1, j, t], [[Side.North, u.slice((h - 1) * w, h * w)]]);
     if (j > 0) out.send(1, [i, j - 1, t], [[Side.East, column(u, w, h, 0)]]);
     if (j < g.B - 1) out.send(1, [i, j + 1, t], [[Side.West, column(u, w, h, w - 1)]]);
+    return [h, w];
+  };
+
+  const inJs = (key: BlockKey, u: Float64Array, out: Out): void => {
+    const [h, w] = sendStrips(key, u, out);
     const v = new Float64Array(h * w);
     for (let r = 1; r < h - 1; r++) {
       for (let c = 1; c < w - 1; c++) {
@@ -58,7 +68,17 @@ export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) 
       }
     }
     out.send(0, key, [u, v]);
-  }, [blocks], [updated, halos], { name: 'STEP', world });
+  };
+  const withKernel = function* (key: BlockKey, u: Float64Array, out: Out) {
+    const [h, w] = sendStrips(key, u, out);
+    const v = new Float64Array(h * w);
+    const U = new ttg.Buffer(u), V = new ttg.Buffer(v);
+    const { stream } = (yield ttg.device.input(U, V)) as ttg.device.InputResult;
+    interior!(stream, { buffers: [U, V], scalars: [h, w, g.alpha] });
+    yield ttg.device.kernel(V);
+    out.send(0, key, [u, v]);
+  };
+  const step = ttg.make_tt(interior === undefined ? inJs : withKernel, [blocks], [updated, halos], { name: 'STEP', world });
 
   const border = ttg.make_tt((key: BlockKey, uv: [Float64Array, Float64Array], strips: Strips | undefined, out) => {
     const [i, j, t] = key;

@@ -1,12 +1,13 @@
 /**
- * 2-D heat equation (Jacobi sweeps) on blocks with one-cell halos exchanged through edges:
+ * 2-D heat equation (Jacobi sweeps) on blocks with one-cell halos exchanged through edges, the
+ * interiors updated in JavaScript or (--kernel native) by the program's own C kernel (stencil.c):
  * `npm run heat`, or `mpirun -np N node dist/examples/heat/main.js --n 2048 --blocks 16`.
  *
  *   STEP [i, j, t] ──strips──▶ BORDER [neighbours, t] ──▶ STEP [i, j, t+1]     (see heat.ts)
  *
  * With --check every rank also sweeps the whole field alone and compares its blocks bit for bit;
  * the count of differing cells is summed over the ranks (`World.allreduce`). Prints a line, or one
- * JSON object (--json): example, n, blocks, iters, ranks, seconds, gcells_per_s, ok.
+ * JSON object (--json): example, n, blocks, iters, ranks, kernel, seconds, gcells_per_s, ok.
  */
 import * as ttg from 'ttg';
 
@@ -15,6 +16,7 @@ import { startExample } from '../common/setup.js';
 import { parseArgs } from './cli.js';
 import { initial, sequential, span, type Grid } from './grid.js';
 import { make_heat } from './heat.js';
+import { loadInteriorKernel } from './kernel.js';
 
 const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;
@@ -24,7 +26,8 @@ const [P, Q] = squareGrid(size);
 const owner = (i: number, j: number): number => Math.floor((i * P) / g.B) * Q + Math.floor((j * Q) / g.B);
 
 const result = new Map<string, Float64Array>();
-const { step } = make_heat(g, opts.iters, owner, (i, j, block) => result.set(`${i},${j}`, block), world);
+const interior = opts.kernel === 'native' ? loadInteriorKernel() : undefined;
+const { step } = make_heat(g, opts.iters, owner, (i, j, block) => result.set(`${i},${j}`, block), world, interior);
 
 const start: Array<[number, number, Float64Array]> = [];
 for (let i = 0; i < g.B; i++) {
@@ -63,9 +66,9 @@ if (opts.check) {
 const gcells = (g.n * g.n * opts.iters) / seconds / 1e9;
 if (rank === 0) {
   if (opts.json) {
-    console.log(JSON.stringify({ example: 'heat', n: g.n, blocks: g.B, iters: opts.iters, ranks: size, seconds, gcells_per_s: gcells, ok }));
+    console.log(JSON.stringify({ example: 'heat', n: g.n, blocks: g.B, iters: opts.iters, ranks: size, kernel: opts.kernel, seconds, gcells_per_s: gcells, ok }));
   } else {
-    console.log(`heat: ${g.n} x ${g.n} in ${g.B} x ${g.B} blocks, ${opts.iters} sweeps on ${size} rank(s): ${seconds.toFixed(3)} s, ${gcells.toFixed(3)} Gcells/s${ok === null ? '' : `, check ${ok ? 'ok' : 'FAILED'}`}`);
+    console.log(`heat: ${g.n} x ${g.n} in ${g.B} x ${g.B} blocks, ${opts.iters} sweeps on ${size} rank(s), ${opts.kernel} interior: ${seconds.toFixed(3)} s, ${gcells.toFixed(3)} Gcells/s${ok === null ? '' : `, check ${ok ? 'ok' : 'FAILED'}`}`);
   }
 }
 await ttg.finalize();

@@ -11,7 +11,7 @@ import { mpirun } from '../../bench/lib/mpirun.js';
 
 const MAIN = fileURLToPath(new URL('../../examples/heat/main.js', import.meta.url));
 
-interface HeatJson { example: string; n: number; blocks: number; iters: number; ranks: number; seconds: number; gcells_per_s: number; ok: boolean }
+interface HeatJson { example: string; n: number; blocks: number; iters: number; ranks: number; kernel: string; seconds: number; gcells_per_s: number; ok: boolean }
 
 const parse = (stdout: string): HeatJson => JSON.parse(stdout.trim().split('\n').pop()!) as HeatJson;
 
@@ -36,11 +36,20 @@ describe('heat example', function () {
     });
   }
 
-  it('rejects options it cannot run: more blocks than cells, an unstable alpha', () => {
-    for (const args of [['--n', '4', '--blocks', '5'], ['--alpha', '0.3']]) {
+  for (const [np, extra] of [[1, []], [1, ['--backend', 'emulated', '--devices', '2', '--memory', String(64 * 1024)]], [2, []]] as const) {
+    it(`the interiors by the example's own C kernel (--kernel native) on ${np} rank(s) ${extra.join(' ')}: still bitwise equal`, () => {
+      const args = ['--n', '61', '--blocks', '4', '--iters', '6', '--kernel', 'native', '--check', '--json', ...extra];
+      const run = np === 1 ? spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 120_000 }) : mpirun(np, MAIN, args);
+      expect(run.status, run.stderr).to.equal(0);
+      expect(parse(run.stdout)).to.include({ ranks: np, kernel: 'native', ok: true });
+    });
+  }
+
+  it('rejects options it cannot run: more blocks than cells, an unstable alpha, an unknown kernel', () => {
+    for (const args of [['--n', '4', '--blocks', '5'], ['--alpha', '0.3'], ['--kernel', 'gpu']]) {
       const run = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8' });
       expect(run.status).to.equal(2);
-      expect(run.stderr).to.match(/--(blocks|alpha) must be/);
+      expect(run.stderr).to.match(/--(blocks|alpha|kernel) must be/);
     }
   });
 });
