@@ -20,6 +20,7 @@ import * as ttg from 'ttg';
 
 import { rawAllreduce } from './lib/baselines.js';
 import { mpirun } from './lib/mpirun.js';
+import { held } from './lib/held.js';
 import { median } from './lib/stats.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 7);
@@ -87,15 +88,6 @@ B.set_procmap(() => 1);
 ttg.make_graph_executable(dot, next, A, B);
 world.execute();
 
-/** Keeps the event loop alive until `p` settles: outside a fence nothing else does. */
-async function held<T>(p: Promise<T>): Promise<T> {
-  const timer = setInterval(() => {}, 1 << 30);
-  try {
-    return await p;
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 let key0 = 0;
 /** Microseconds per iteration of the keyed loop (rank 0's clock). */

@@ -38,6 +38,7 @@ import { requireNative } from '../src/native/addon.js';
 import { baselines, rawPingpong } from './lib/baselines.js';
 import { measureCpuStalls } from './cpu-stalls.js';
 import { relaunchUnderMpirun } from './lib/mpirun.js';
+import { held } from './lib/held.js';
 import { median } from './lib/stats.js';
 
 const ALL_SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
@@ -124,15 +125,6 @@ pong.set_procmap(() => 1);
 ttg.make_graph_executable(ping, pong);
 ttg.execute();
 
-/** Keeps the event loop alive while a raw addon promise is pending (the addon does not hold it). */
-async function held<T>(p: Promise<T>): Promise<T> {
-  const timer = setInterval(() => {}, 1 << 30);
-  try {
-    return await p;
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 let nextKey = 0;
 

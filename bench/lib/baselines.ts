@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 import { builtAddonPath, requireNative } from '../../src/native/addon.js';
+import { held } from './held.js';
 
 /** The functions of ttg_bench.node. */
 export interface Baselines {
@@ -51,14 +52,9 @@ export async function rawAllreduce(count: number, iters: number): Promise<number
   return seconds!;
 }
 
-/** Runs `job` on ttg's comm thread, keeping the event loop alive meanwhile (the addon's promise does not). */
-async function onCommThread(job: unknown): Promise<Float64Array> {
-  const timer = setInterval(() => {}, 1 << 30);
-  try {
-    return await requireNative().commJob(job);
-  } finally {
-    clearInterval(timer);
-  }
+/** Runs `job` on ttg's comm thread. */
+function onCommThread(job: unknown): Promise<Float64Array> {
+  return held(requireNative().commJob(job));
 }
 
 /**
