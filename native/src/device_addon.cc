@@ -137,8 +137,8 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
   const int streams = info[1].ToNumber().Int32Value();
   const int devices = info[2].ToNumber().Int32Value();
   if (!info[3].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.devStart: onDone must be a function");
-  if (streams < 1 || devices < 1 || streams % devices != 0) {
-    throw Napi::RangeError::New(env, "ttg_native.devStart: streams must be a positive multiple of devices");
+  if (streams < 1 || devices < 1 || (kind == "cuda" && streams % devices != 0)) {
+    throw Napi::RangeError::New(env, "ttg_native.devStart: needs streams >= 1 and devices >= 1 (for cuda, streams a multiple of devices)");
   }
   r.waker.start(env, info[3].As<Napi::Function>(), deliver, "ttg-device");
   auto wake = [] { R().waker.wake(); };
@@ -152,7 +152,13 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
     }
     r.mode = DeviceRuntime::Mode::Cuda;
   } else {
-    r.pool.start(streams, wake);
+    // slowdown: one factor per stream (emulated devices made slower), optional
+    std::vector<double> slow;
+    if (info.Length() > 4 && info[4].IsTypedArray()) {
+      Napi::Float64Array f = info[4].As<Napi::Float64Array>();
+      slow.assign(f.Data(), f.Data() + f.ElementLength());
+    }
+    r.pool.start(streams, wake, slow);
     r.mode = DeviceRuntime::Mode::Pool;
   }
   r.cleanup = env.AddCleanupHook(std::function<void()>([] { stop(nullptr); }));

@@ -3,6 +3,7 @@
 
 #include "cpu_pressure.h"
 
+#include <chrono>
 #include <cstdlib>
 
 #include "host_kernels.h"
@@ -10,13 +11,14 @@
 
 namespace ttg {
 
-void KernelPool::start(int streams, Wake wake) {
+void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdown) {
   wake_ = std::move(wake);
   wake_depth_ = settings().device_wake_depth;
   host_blas_single_threaded();
   for (int i = 0; i < streams; ++i) {
     streams_.push_back(std::make_unique<Stream>());
     Stream* s = streams_.back().get();
+    if (static_cast<std::size_t>(i) < slowdown.size() && slowdown[i] > 1.0) s->slowdown = slowdown[i];
     s->th = std::thread([this, s] { run(*s); });
   }
 }
@@ -59,6 +61,7 @@ void KernelPool::run(Stream& s) {
       if (op.kind != TTG_OP_MARKER) s.work.fetch_sub(1);
     }
     if (op.kind != TTG_OP_MARKER) {
+      const auto t0 = std::chrono::steady_clock::now();
       g_kernels_running.fetch_add(1, std::memory_order_relaxed);
       if (op.kind == TTG_OP_USER) {
         ttg_run_user_op(&op, nullptr);
@@ -68,6 +71,7 @@ void KernelPool::run(Stream& s) {
       }
       g_kernels_running.fetch_sub(1, std::memory_order_relaxed);
       if (auto poke = g_after_kernel.load(std::memory_order_relaxed)) poke();
+      if (s.slowdown > 1.0) std::this_thread::sleep_for((std::chrono::steady_clock::now() - t0) * (s.slowdown - 1.0));
     }
     if (op.notify != 0) push_done(op.notify);
     if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) wake();

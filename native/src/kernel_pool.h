@@ -30,7 +30,9 @@ class KernelPool {
   using Wake = std::function<void()>;
 
   // Starts `streams` threads; `wake` is called from a pool thread when a batch becomes ready.
-  void start(int streams, Wake wake);
+  // `slowdown[i]` (default 1) stretches every op of stream i to that many times its run time, by
+  // sleeping after it: an emulated device made slower, for placement tests.
+  void start(int streams, Wake wake, const std::vector<double>& slowdown = {});
   // Lets every thread finish its queue, then joins them. Idempotent.
   void stop();
   int streams() const { return static_cast<int>(streams_.size()); }
@@ -47,6 +49,7 @@ class KernelPool {
     std::deque<TtgOp> q;
     std::atomic<int> work{0};  // queued ops that are not markers
     bool stop = false;
+    double slowdown = 1.0;
     std::thread th;
   };
   void run(Stream& s);

@@ -53,6 +53,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal Constraints its ready tasks pass, in order. */
   readonly gates: Array<{ c: SequencedKeysConstraint<K>; map: OrdinalMapper<K> }> = [];
   /** @internal */ priomap: ((key: K) => number) | undefined = undefined;
+  /** @internal Where its device tasks may run (see {@link TT.set_placement}). */
+  placement: 'any' | 'host' | 'devices' = 'any';
   private routed = false;
   private procmap: ((key: K) => number) | undefined = undefined;
   private devicemap: ((key: K) => number) | undefined = undefined;
@@ -104,6 +106,19 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       return;
     }
     for (let i = 0; i < n; i++) this.deliver(i, key, values[i], false);
+  }
+
+  /**
+   * Where this TT's device tasks may run when the run has a host place beside its devices
+   * (`initialize({ device: { backend: 'emulated', host: N } })`): `'any'` (the default: the place
+   * where a task is expected to finish first), `'host'` or `'devices'`. A devicehint wins.
+   */
+  set_placement(where: 'any' | 'host' | 'devices'): this {
+    if (where !== 'any' && where !== 'host' && where !== 'devices') {
+      throw Errors.invalidArgument('set_placement', `takes 'any', 'host' or 'devices', got ${String(where)}`, { tt: this.name });
+    }
+    this.placement = where;
+    return this;
   }
 
   /**

@@ -93,8 +93,10 @@ export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0);
 }
 
-/** Counters of one device. */
+/** Counters of one place: a device, or the host place beside the devices. */
 export interface DeviceStats {
+  /** `device`, or `host` for the host place beside emulated devices. */
+  place: 'device' | 'host';
   /** Copies evicted to make room. */
   evictions: number;
   /** Bytes copied host to device. */
@@ -107,17 +109,21 @@ export interface DeviceStats {
   used_bytes: number;
   /** Device capacity in bytes (Infinity for host). */
   capacity: number;
+  /** Device tasks that ended here (counted where places differ: a host place or slowed devices). */
+  tasks: number;
+  /** Milliseconds those tasks took, from their first input() to their end. */
+  busy_ms: number;
 }
 
 /** What {@link stats} returns: totals plus `per_device`. */
-export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'capacity'> {
+export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
   /** `host`, `emulated`, `cuda`, or `off`. */
   backend: string;
   /** Number of devices. */
   devices: number;
   /** Streams per device. */
   streams: number;
-  /** Per-device counters. */
+  /** Per-place counters: the devices, then the host place if there is one. */
   per_device: DeviceStats[];
 }
 
@@ -125,7 +131,9 @@ export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'capacity'> {
 export function stats(): Stats {
   const r = deviceRuntime();
   if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, per_device: [] };
-  const per = r.memory.counters.map((c, d) => ({ ...c, used_bytes: r.memory.used[d]!, capacity: r.backend.capacity[d]! }));
+  const per = r.memory.counters.map((c, d): DeviceStats => ({
+    place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, capacity: r.backend.capacity[d]!,
+  }));
   const sum = (k: 'evictions' | 'h2d_bytes' | 'd2h_bytes' | 'kernels') => per.reduce((a, c) => a + c[k], 0);
   return {
     backend: r.backend.name, devices: r.backend.devices, streams: r.backend.streamsPerDevice,

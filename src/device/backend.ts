@@ -14,6 +14,14 @@ export interface Backend {
   readonly name: BackendName;
   /** Number of devices. */
   readonly devices: number;
+  /** Places a device task may run on: the devices, then the host place when there is one. */
+  readonly places: number;
+  /** Index of the host place beside the devices (its memory is the host copy), or -1. */
+  readonly hostPlace: number;
+  /** Streams of each place. */
+  readonly streamsOf: readonly number[];
+  /** Places differ (a host place, slowed devices): tasks are placed by measured times (placement.ts). */
+  readonly learned: boolean;
   /** Streams per device. */
   readonly streamsPerDevice: number;
   /** Bytes per device (Infinity for host: it uses host memory in place). */
@@ -22,6 +30,11 @@ export interface Backend {
   readonly inPlace: boolean;
   /** The addon. */
   readonly native: NativeAddon;
+}
+
+/** Whether place `p` uses buffers in place (the host backend, or the host place beside devices). */
+export function inPlaceAt(b: Backend, p: number): boolean {
+  return b.inPlace || p === b.hostPlace;
 }
 
 /** Default bytes per emulated device. */
@@ -39,14 +52,25 @@ export function startBackend(native: NativeAddon, name: BackendName | undefined,
     // One stream per core: each stream is a pool thread running single-threaded BLAS calls.
     const streams = o.streams ?? availableParallelism();
     native.devStart('pool', streams, 1, onDone);
-    return { name: 'host', devices: 1, streamsPerDevice: streams, capacity: [Infinity], inPlace: true, native };
+    return { name: 'host', devices: 1, places: 1, hostPlace: -1, streamsOf: [streams], learned: false, streamsPerDevice: streams, capacity: [Infinity], inPlace: true, native };
   }
   if (chosen === 'emulated') {
     const devices = o.devices ?? 1;
     const streams = o.streams ?? 2;
-    native.devStart('pool', devices * streams, devices, onDone);
+    const host = o.host ?? 0;
+    if (o.slowdown !== undefined && o.slowdown.length !== devices) {
+      throw DeviceErrors.invalid('options.device.slowdown', `needs one factor per device (${devices}), got ${o.slowdown.length}`);
+    }
+    const slow = new Float64Array(devices * streams + host).fill(1);
+    for (let d = 0; d < devices; d++) slow.fill(o.slowdown?.[d] ?? 1, d * streams, (d + 1) * streams);
+    native.devStart('pool', devices * streams + host, devices, onDone, slow);
     const cap = o.memory ?? EMULATED_MEMORY;
-    return { name: 'emulated', devices, streamsPerDevice: streams, capacity: Array(devices).fill(cap), inPlace: false, native };
+    const streamsOf = [...Array<number>(devices).fill(streams), ...(host > 0 ? [host] : [])];
+    return {
+      name: 'emulated', devices, places: streamsOf.length, hostPlace: host > 0 ? devices : -1, streamsOf, streamsPerDevice: streams,
+      learned: host > 0 || o.slowdown !== undefined,
+      capacity: [...Array<number>(devices).fill(cap), ...(host > 0 ? [Infinity] : [])], inPlace: false, native,
+    };
   }
   if (info.cuda_devices === 0) {
     throw DeviceErrors.unavailable(info.cuda_compiled
@@ -63,5 +87,5 @@ export function startBackend(native: NativeAddon, name: BackendName | undefined,
     const avail = m === null ? 0 : Math.floor(m.free * 0.9);
     capacity.push(o.memory === undefined ? avail : Math.min(o.memory, avail));
   }
-  return { name: 'cuda', devices, streamsPerDevice: streams, capacity, inPlace: false, native };
+  return { name: 'cuda', devices, places: devices, hostPlace: -1, streamsOf: Array<number>(devices).fill(streams), learned: false, streamsPerDevice: streams, capacity, inPlace: false, native };
 }

@@ -16,6 +16,16 @@ export interface DeviceOptions {
   memory?: number;
   /** Streams (host: worker threads) per device. */
   streams?: number;
+  /**
+   * Emulated backend: worker threads of a host place beside the devices, so that device tasks run
+   * on the host pool and on the devices in one run (0 or absent: devices only).
+   */
+  host?: number;
+  /**
+   * Emulated backend: how many times slower than the host each device runs (one factor per
+   * device, each >= 1; absent: 1), to test placement with devices of uneven speed.
+   */
+  slowdown?: readonly number[];
 }
 
 /** The three backends of SPEC §5. */
@@ -59,6 +69,12 @@ export function resolveOptions(options: DeviceOptions | undefined, env: string |
     const v = o[k];
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) throw DeviceErrors.invalid(`options.device.${k}`, `must be a positive integer, got ${String(v)}`);
   }
+  if (o.host !== undefined && !(Number.isInteger(o.host) && o.host >= 0)) throw DeviceErrors.invalid('options.device.host', `must be a non-negative integer, got ${String(o.host)}`);
+  if (o.slowdown !== undefined && (!Array.isArray(o.slowdown) || o.slowdown.some((f) => typeof f !== 'number' || !(f >= 1)))) {
+    throw DeviceErrors.invalid('options.device.slowdown', 'must be an array of factors >= 1, one per device');
+  }
+  if ((o.host ?? 0) > 0 && o.backend !== 'emulated') throw DeviceErrors.invalid('options.device.host', "places a host pool beside emulated devices: it needs backend 'emulated'");
+  if (o.slowdown !== undefined && o.backend !== 'emulated') throw DeviceErrors.invalid('options.device.slowdown', "applies to emulated devices: it needs backend 'emulated'");
   return { ...o, explicit: Object.keys(o).length > 0 };
 }
 

@@ -4,6 +4,7 @@
  * reads out of bounds), enqueues one op on the stream and returns at once; `yield
  * ttg.device.kernel(...)` waits. Flags are BLAS letters: 'N'/'T', 'L'/'U', 'L'/'R', 'N'/'U'.
  */
+import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
@@ -48,7 +49,7 @@ function mat(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, r
 function place(r: DeviceRuntime, k: string, name: string, b: AnyBuffer, s: Stream): number | ArrayBufferView {
   const why = whyNotUsable(b, s);
   if (why !== undefined) throw DeviceErrors.invalid(`kernels.${k}: ${name}`, why);
-  return r.backend.inPlace ? b.host : b.copies[s.device]!.handle!;
+  return inPlaceAt(r.backend, s.device) ? b.host : b.copies[s.device]!.handle!;
 }
 
 function vec(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, n: number): number | ArrayBufferView {

@@ -26,6 +26,10 @@ export interface DeviceCounters {
   d2h_bytes: number;
   /** Kernels enqueued. */
   kernels: number;
+  /** Device tasks that ended here. */
+  tasks: number;
+  /** Milliseconds those tasks took, from their first input() to their end. */
+  busy_ms: number;
 }
 
 /** Residency and eviction for all devices of one backend. */
@@ -44,9 +48,9 @@ export class MemoryManager {
   private readonly unpinWaiters: Array<Array<() => void>>;
 
   constructor(private readonly backend: Backend, private readonly streams: StreamManager) {
-    const n = backend.devices;
+    const n = backend.places;
     this.used = Array(n).fill(0);
-    this.counters = Array.from({ length: n }, () => ({ evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0 }));
+    this.counters = Array.from({ length: n }, () => ({ evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, tasks: 0, busy_ms: 0 }));
     this.lru = Array.from({ length: n }, () => new Map());
     this.locks = Array.from({ length: n }, () => Promise.resolve());
     this.unpinWaiters = Array.from({ length: n }, () => []);
@@ -64,6 +68,13 @@ export class MemoryManager {
    */
   async acquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext): Promise<void> {
     const dev = stream.device;
+    if (dev === this.backend.hostPlace) {
+      // The host place works on the host copies: bring home what is current only on a device.
+      for (const b of bufs) if (!pinned.includes(b)) pinned.push(b);
+      const home = bufs.map((b) => (b.scratch ? undefined : this.toHost(b))).filter((p) => p !== undefined);
+      if (home.length !== 0) await Promise.all(home);
+      return;
+    }
     const cap = this.backend.capacity[dev]!;
     let need = 0;
     for (const b of new Set([...pinned, ...bufs])) need += b.bytes;
@@ -101,6 +112,7 @@ export class MemoryManager {
 
   /** Unpins `bufs` on `device` (the task that pinned them ended). */
   release(bufs: Iterable<AnyBuffer>, device: number): void {
+    if (device === this.backend.hostPlace) return;
     let freed = false;
     for (const b of bufs) {
       const c = b.copies[device];
@@ -112,9 +124,20 @@ export class MemoryManager {
   /** Records that a kernel on `stream` writes `b`: the device copy becomes the only current one. */
   markWritten(b: AnyBuffer, stream: Stream): void {
     const dev = stream.device;
+    if (this.backend.inPlace) {
+      b.lastWriter = dev;
+      b.lastWriterStream = stream.id;
+      return;
+    }
+    if (dev === this.backend.hostPlace) {
+      // the host copy is the only current one now
+      this.hostWrites(b);
+      b.lastWriter = dev;
+      b.lastWriterStream = stream.id;
+      return;
+    }
     b.lastWriter = dev;
     b.lastWriterStream = stream.id;
-    if (this.backend.inPlace) return;
     const c = b.copies[dev]!;
     c.lastStream = stream.id;
     c.valid = true;
@@ -159,7 +182,7 @@ export class MemoryManager {
   /** Enqueues a device-to-host copy of `b` on `stream` (no wait); the caller marks it valid later. */
   enqueueCopyBack(b: AnyBuffer, stream: Stream): boolean {
     const c = b.copies[stream.device];
-    if (this.backend.inPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return false;
+    if (this.backend.inPlace || stream.device === this.backend.hostPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return false;
     this.streams.copy(stream, 'D', b.host, c.handle, b.bytes, false);
     this.counters[stream.device]!.d2h_bytes += b.bytes;
     return true;

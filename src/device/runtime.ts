@@ -11,6 +11,7 @@ import { setToHostImpl } from './buffer.js';
 import { resolveOptions, type BackendName, type DeviceOptions } from './config.js';
 import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
+import { Placement } from './placement.js';
 import { StreamManager } from './streams.js';
 
 /** A started device runtime. */
@@ -21,6 +22,8 @@ export interface DeviceRuntime {
   streams: StreamManager;
   /** Its memory manager. */
   memory: MemoryManager;
+  /** Where device tasks go when places differ (a host place, slowed devices). */
+  placement: Placement;
 }
 
 let current: DeviceRuntime | undefined;
@@ -54,7 +57,7 @@ export async function initDevices(options: DeviceOptions | undefined): Promise<v
   let streams: StreamManager | undefined;
   const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids) => streams!.onDone(ids));
   streams = new StreamManager(backend);
-  current = { backend, streams, memory: new MemoryManager(backend, streams) };
+  current = { backend, streams, memory: new MemoryManager(backend, streams), placement: new Placement(backend, streams) };
 }
 
 /** Brings every buffer's data home, then stops threads/streams and frees device memory. */

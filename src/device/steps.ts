@@ -11,6 +11,7 @@
  */
 import type { ParkableStep, ReadyStep } from '../core/device-port.js';
 import type { Task } from '../core/task.js';
+import type { TTImpl } from '../core/tt.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';
@@ -73,6 +74,8 @@ class TaskState implements ReadyStep {
   readonly listed: AnyBuffer[] = [];
   /** Buffers that kernels of this task write and that no wait has covered yet: not to be sent. */
   readonly unwaited: AnyBuffer[] = [];
+  /** When its first input() placed it (the start of its time in the place's statistics). */
+  placedAt: number | undefined = undefined;
 
   constructor(readonly stream: Stream) {
     this.value = stream.inputResult;
@@ -226,10 +229,20 @@ export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | u
   }
 }
 
-function chooseDevice(r: DeviceRuntime, task: Task): number {
-  const n = r.backend.devices;
+function chooseDevice(r: DeviceRuntime, task: Task, bufs: readonly AnyBuffer[]): number {
+  const b = r.backend;
+  const n = b.places;
   const hint = task.tt.devicehint(task.key);
   if (typeof hint === 'number' && Number.isInteger(hint)) return ((hint % n) + n) % n;
+  const where = task.tt.placement;
+  if (b.learned || where !== 'any') {
+    const candidates = where === 'host' ? [b.hostPlace] : where === 'devices' ? [...Array(b.devices).keys()] : [...Array(n).keys()];
+    if (where === 'host' && b.hostPlace < 0 && !b.inPlace) {
+      throw DeviceErrors.invalid(`TT '${task.tt.name}' placement 'host'`, 'needs a host place beside the devices: initialize({ device: { backend: "emulated", host: N } })', { tt: task.tt.name, key: task.key });
+    }
+    if (b.inPlace) return 0;
+    return r.placement.choose(task.tt, bufs, candidates);
+  }
   let best = 0;
   let bestLoad = r.streams.deviceLoad(0);
   for (let d = 1; d < n; d++) {
@@ -246,7 +259,10 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
     // the first device step of an async body: its task ran as a host task (a read-only watch
     // then goes: a device task's inputs are not host data); later tasks of its TT run as device tasks
     task.tt.deviceBodies = true;
-    st = new TaskState(r.streams.pick(chooseDevice(r, task), bufs));
+    const place = chooseDevice(r, task, bufs);
+    // every place full: wait for a task to end, then choose again with what it taught
+    if (place < 0) return r.placement.whenRoom().then(() => resumed(input(r, bufs, task)));
+    st = new TaskState(r.streams.pick(place, bufs));
     task.deviceState = st;
   }
   if (!st.active) {
@@ -257,8 +273,14 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
     for (const b of bufs) if (!st.listed.includes(b)) st.listed.push(b);
     return st;
   }
+  st.placedAt ??= performance.now();
   const result = st.stream.inputResult;
   return r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank }).then(() => result);
+}
+
+/** What an input step resumes with, ready or not. */
+function resumed(x: Promise<InputResult> | TaskState): Promise<InputResult> | InputResult {
+  return x instanceof TaskState ? x.value : x;
 }
 
 function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<void> | KernelWait {
@@ -302,18 +324,26 @@ export function endDeviceTask(task: Task, then: (task: Task) => void): boolean {
   if (st === undefined || !st.active || r === undefined) return false;
   const s = st.stream;
   if (s.ops === st.waitedOps) {
-    release(r, st);
+    release(r, st, task.tt);
     return false;
   }
   r.streams.marker(s, () => {
-    release(r, st);
+    release(r, st, task.tt);
     then(task);
   });
   return true;
 }
 
-function release(r: DeviceRuntime, st: TaskState): void {
+function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
+  if (r.backend.learned) r.placement.ended();
+  if (st.placedAt !== undefined) {
+    const ms = performance.now() - st.placedAt;
+    r.placement.record(tt, st.stream.device, ms);
+    const c = r.memory.counters[st.stream.device]!;
+    c.tasks++;
+    c.busy_ms += ms;
+  }
   st.active = false;
   st.stream.load--;
 }

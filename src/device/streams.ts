@@ -69,9 +69,9 @@ export class StreamManager {
   private nextId = 1;
 
   constructor(private readonly backend: Backend) {
-    for (let d = 0; d < backend.devices; d++) {
+    for (let d = 0; d < backend.places; d++) {
       const list: Stream[] = [];
-      for (let s = 0; s < backend.streamsPerDevice; s++) {
+      for (let s = 0; s < backend.streamsOf[d]!; s++) {
         const st = new Stream(this.all.length, d, s);
         this.all.push(st);
         list.push(st);

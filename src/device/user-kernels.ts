@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 
 import { loadNative, nativeLoadError } from '../native/addon.js';
+import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime } from './runtime.js';
@@ -119,7 +120,7 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
     if (!(b instanceof Buffer)) throw DeviceErrors.invalid(what, `buffer ${i} is not a ttg.Buffer`);
     const why = whyNotUsable(b, stream);
     if (why !== undefined) throw DeviceErrors.invalid(what, `buffer ${i}: ${why}`);
-    places.push(r.backend.inPlace ? b.host : b.copies[stream.device]!.handle!);
+    places.push(inPlaceAt(r.backend, stream.device) ? b.host : b.copies[stream.device]!.handle!);
     lengths[i] = b.length;
   });
   r.streams.call(stream, name, fn, places, lengths, Float64Array.from(scalars));

@@ -13,7 +13,7 @@ const enqueued: number[] = [];
 
 function manager(streams: number): StreamManager {
   const native = { devOp: (...args: unknown[]) => enqueued.push(args[16] as number) };
-  const backend = { name: 'host', devices: 2, streamsPerDevice: streams, capacity: [Infinity, Infinity], inPlace: true, native } as unknown as Backend;
+  const backend = { name: 'host', devices: 2, places: 2, hostPlace: -1, streamsOf: [streams, streams], learned: false, streamsPerDevice: streams, capacity: [Infinity, Infinity], inPlace: true, native } as unknown as Backend;
   return new StreamManager(backend);
 }
 
