@@ -15,8 +15,12 @@ export interface CommonOptions {
   trace: string | undefined;
 }
 
-/** Parses the arguments with `parse`, then initializes ttg; returns the options and the world. */
-export async function startExample<O extends CommonOptions>(parse: (argv: readonly string[]) => O): Promise<{ opts: O; world: ttg.World }> {
+/**
+ * Parses the arguments with `parse`, then initializes ttg (with the device options `more` adds);
+ * returns the options and the world.
+ */
+export async function startExample<O extends CommonOptions>(parse: (argv: readonly string[]) => O,
+  more: (opts: O) => NonNullable<ttg.InitializeOptions['device']> = () => ({})): Promise<{ opts: O; world: ttg.World }> {
   let opts: O;
   try {
     opts = parse(process.argv.slice(2));
@@ -34,5 +38,5 @@ export async function startExample<O extends CommonOptions>(parse: (argv: readon
   if (opts.workers !== undefined) device.streams = opts.workers;
   if (opts.devices !== undefined) device.devices = opts.devices;
   if (opts.memory !== undefined) device.memory = opts.memory;
-  return { opts, world: await ttg.initialize({ device }) };
+  return { opts, world: await ttg.initialize({ device: { ...device, ...more(opts) } }) };
 }

@@ -111,7 +111,7 @@ export interface DeviceStats {
   capacity: number;
   /** Device tasks that ended here (counted where places differ: a host place or slowed devices). */
   tasks: number;
-  /** Milliseconds those tasks took, from their first input() to their end. */
+  /** Milliseconds those tasks worked: from their first input() (or the end of the task before them on their stream) to their end. */
   busy_ms: number;
 }
 

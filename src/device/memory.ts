@@ -28,7 +28,7 @@ export interface DeviceCounters {
   kernels: number;
   /** Device tasks that ended here. */
   tasks: number;
-  /** Milliseconds those tasks took, from their first input() to their end. */
+  /** Milliseconds those tasks worked (see placement.ts). */
   busy_ms: number;
 }
 

@@ -2,7 +2,8 @@
  * Where a device task runs when a run has places of different kinds or speeds (emulated devices
  * with a host place beside them, or devices slowed down): StarPU's dmda idea. For each TT the
  * runtime keeps a running mean of its tasks' times on each place, measured from the task's first
- * `input()` to its end; a new task goes to the place where it is expected to finish first:
+ * `input()` (or, when it queued behind another task of its stream, from that task's end) to its
+ * end; a new task goes to the place where it is expected to finish first:
  * (tasks already there per stream + 1) x that mean, plus the time to move its buffers there. A
  * place without a measurement for the TT yet is tried first (calibration). A task is placed only
  * when some candidate place has fewer than {@link DEPTH} tasks per stream; otherwise it waits for

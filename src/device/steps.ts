@@ -338,7 +338,11 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
   if (r.backend.learned) r.placement.ended();
   if (st.placedAt !== undefined) {
-    const ms = performance.now() - st.placedAt;
+    // Its time on the stream: from when it was placed, or from when the task before it on the
+    // stream ended (the stream runs in order, so a queued task is not yet working).
+    const now = performance.now();
+    const ms = now - Math.max(st.placedAt, st.stream.freeAt);
+    st.stream.freeAt = now;
     r.placement.record(tt, st.stream.device, ms);
     const c = r.memory.counters[st.stream.device]!;
     c.tasks++;

@@ -27,6 +27,8 @@ export class Stream {
   load = 0;
   /** @internal kernels enqueued on this stream. */
   kernels = 0;
+  /** @internal When the last device task placed on this stream ended (performance.now()). */
+  freeAt = 0;
   /** @internal kernels, copies and user stamps enqueued on this stream: what a task waits for before it ends. */
   ops = 0;
   /** @internal What `yield ttg.device.input(...)` resumes with on this stream (one frozen object). */
