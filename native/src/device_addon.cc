@@ -4,6 +4,7 @@
 // the event loop open, otherwise it does not (so idle programs exit).
 #include "device_addon.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -31,6 +32,8 @@ struct DeviceRuntime {
   KernelPool pool;  // Cuda mode: no threads, only the completion batching
   JsWaker waker;
   std::uint64_t outstanding = 0;
+  // Cuda mode: streams [0, cuda_streams) are CUDA streams, the next ones the pool's (a host place).
+  std::uint32_t cuda_streams = 0;
   std::uint64_t next_handle = 0;
   std::unordered_map<std::uint64_t, Alloc> allocs;
   Napi::Env::CleanupHook<std::function<void()>> cleanup;
@@ -71,6 +74,7 @@ void stop(const Napi::Env* env) {
   r.waker.close(env != nullptr);
   if (env != nullptr) r.cleanup.Remove(*env);
   r.outstanding = 0;
+  r.cuda_streams = 0;
   r.mode = DeviceRuntime::Mode::None;
 }
 
@@ -96,17 +100,23 @@ void* operand(Napi::Value v, const char* what) {
   return view_span(v, what).data;
 }
 
-// Enqueues `op` on the pool or on CUDA and counts its completion report.
-void submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
-  if (r.mode == DeviceRuntime::Mode::Cuda) {
+// Enqueues `op` on the pool or on CUDA and counts its completion report. True when the pool took
+// it (its worker then frees a user call after running it).
+bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
+  bool pool = true;
+  if (r.mode == DeviceRuntime::Mode::Cuda && op.stream < r.cuda_streams) {
     char err[512] = {0};
     if (ttg_cuda_enqueue(&op, err, sizeof err) != 0) throw Napi::Error::New(env, std::string("ttg_native.") + what + "(cuda): " + err);
+    pool = false;
   } else {
-    if (static_cast<int>(op.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": no such stream");
-    r.pool.enqueue(op);
+    TtgOp local = op;
+    local.stream -= r.cuda_streams;  // the pool numbers its own streams from 0
+    if (static_cast<int>(local.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": no such stream");
+    r.pool.enqueue(local);
   }
   // Count before the op can complete is not needed: completions are only processed on this thread.
   if (op.notify != 0 && r.outstanding++ == 0) r.waker.ref(true);
+  return pool;
 }
 
 // The functions devLoadKernel found, by id (never shrinks: ops may still name them).
@@ -144,7 +154,10 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
   auto wake = [] { R().waker.wake(); };
   if (kind == "cuda") {
     char err[512] = {0};
-    r.pool.start(0, wake);
+    // host: pool threads of a host place beside the CUDA devices (their streams follow the CUDA ones)
+    const int host = info.Length() > 5 && info[5].IsNumber() ? std::max(0, info[5].As<Napi::Number>().Int32Value()) : 0;
+    r.pool.start(host, wake);
+    r.cuda_streams = static_cast<std::uint32_t>(streams);
     if (ttg_cuda_start(devices, streams / devices, cuda_done, nullptr, err, sizeof err) != 0) {
       r.mode = DeviceRuntime::Mode::Cuda;
       stop(nullptr);
@@ -272,9 +285,8 @@ Napi::Value DevCall(const Napi::CallbackInfo& info) {
   op.stream = info[0].As<Napi::Number>().Uint32Value();
   op.p[0] = u.get();
   op.notify = static_cast<std::uint64_t>(info[5].As<Napi::Number>().DoubleValue());
-  submit(env, r, op, "devCall");
   // The pool's worker frees the call after running it; CUDA ran it while enqueueing.
-  if (r.mode == DeviceRuntime::Mode::Pool) u.release();
+  if (submit(env, r, op, "devCall")) u.release();
   return env.Undefined();
 }
 

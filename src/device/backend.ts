@@ -79,7 +79,8 @@ export function startBackend(native: NativeAddon, name: BackendName | undefined,
   }
   const devices = Math.min(o.devices ?? info.cuda_devices, info.cuda_devices);
   const streams = o.streams ?? 4;
-  native.devStart('cuda', devices * streams, devices, onDone);
+  const host = o.host ?? 0;
+  native.devStart('cuda', devices * streams, devices, onDone, undefined, host);
   const capacity: number[] = [];
   for (let d = 0; d < devices; d++) {
     // Leave 10% for the CUDA context and kernels' own needs; `memory` caps it further.
@@ -87,5 +88,9 @@ export function startBackend(native: NativeAddon, name: BackendName | undefined,
     const avail = m === null ? 0 : Math.floor(m.free * 0.9);
     capacity.push(o.memory === undefined ? avail : Math.min(o.memory, avail));
   }
-  return { name: 'cuda', devices, places: devices, hostPlace: -1, streamsOf: Array<number>(devices).fill(streams), learned: false, streamsPerDevice: streams, capacity, inPlace: false, native };
+  if (host > 0) capacity.push(Infinity);
+  return {
+    name: 'cuda', devices, places: devices + (host > 0 ? 1 : 0), hostPlace: host > 0 ? devices : -1, learned: host > 0,
+    streamsOf: [...Array<number>(devices).fill(streams), ...(host > 0 ? [host] : [])], streamsPerDevice: streams, capacity, inPlace: false, native,
+  };
 }

@@ -17,8 +17,8 @@ export interface DeviceOptions {
   /** Streams (host: worker threads) per device. */
   streams?: number;
   /**
-   * Emulated backend: worker threads of a host place beside the devices, so that device tasks run
-   * on the host pool and on the devices in one run (0 or absent: devices only).
+   * Emulated and cuda backends: worker threads of a host place beside the devices, so that device
+   * tasks run on the host pool and on the devices in one run (0 or absent: devices only).
    */
   host?: number;
   /**
@@ -73,7 +73,9 @@ export function resolveOptions(options: DeviceOptions | undefined, env: string |
   if (o.slowdown !== undefined && (!Array.isArray(o.slowdown) || o.slowdown.some((f) => typeof f !== 'number' || !(f >= 1)))) {
     throw DeviceErrors.invalid('options.device.slowdown', 'must be an array of factors >= 1, one per device');
   }
-  if ((o.host ?? 0) > 0 && o.backend !== 'emulated') throw DeviceErrors.invalid('options.device.host', "places a host pool beside emulated devices: it needs backend 'emulated'");
+  if ((o.host ?? 0) > 0 && o.backend !== 'emulated' && o.backend !== 'cuda') {
+    throw DeviceErrors.invalid('options.device.host', "places a host pool beside devices: it needs backend 'emulated' or 'cuda'");
+  }
   if (o.slowdown !== undefined && o.backend !== 'emulated') throw DeviceErrors.invalid('options.device.slowdown', "applies to emulated devices: it needs backend 'emulated'");
   return { ...o, explicit: Object.keys(o).length > 0 };
 }

@@ -272,9 +272,10 @@ export interface NativeAddon {
    * Starts the device runtime: `kind` `pool` (one native thread per stream; host and emulated
    * backends) or `cuda` (`streams / devices` CUDA streams per device). `onDone` receives batches of
    * completed notify ids. `slowdown`: per pool stream, a factor >= 1 that stretches its ops by
-   * sleeping after each (emulated devices made slower). Throws when already started or when CUDA fails.
+   * sleeping after each (emulated devices made slower). `host` (cuda): pool threads of a host place
+   * beside the CUDA devices, numbered after the CUDA streams. Throws when already started or when CUDA fails.
    */
-  devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: (ids: Float64Array) => void, slowdown?: Float64Array): void;
+  devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: (ids: Float64Array) => void, slowdown?: Float64Array, host?: number): void;
   /** Waits for every stream to drain, stops them and frees all device memory. Idempotent. */
   devStop(): void;
   /** Allocates `bytes` on `device`; returns a handle, or null when the device is out of memory. */

@@ -59,6 +59,9 @@ describe('device places: a host place beside emulated devices, devices of uneven
     expect(await child({ backend: 'host', host: 2 })).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
     expect(await child({ backend: 'emulated', devices: 2, slowdown: [2] })).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
     expect(await child({ backend: 'emulated', slowdown: [0.5] })).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
+    // a host place beside CUDA devices is accepted; without a GPU it is the missing device that fails
+    const cuda = await child({ backend: 'cuda', host: 1 });
+    if (cuda.ok === false) expect(cuda.message).to.include("backend 'cuda'").and.not.include('options.device.host');
     const r = await child({ backend: 'emulated', devices: 2 }, 'host');
     expect(r).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
     expect(r.message).to.include("placement 'host'");
