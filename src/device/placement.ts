@@ -38,11 +38,6 @@ export class Placement {
     t[place] = Number.isNaN(t[place]!) ? ms : (1 - NEWEST) * t[place]! + NEWEST * ms;
   }
 
-  /** The expected task time of `tt` on each place (NaN: not measured yet). */
-  timesOf(tt: TTImpl): Float64Array | undefined {
-    return this.times.get(tt);
-  }
-
   /** Resolves when a placed task has ended (then a waiting task may find room). */
   whenRoom(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
