@@ -47,9 +47,7 @@ export function neighbours(l: Layout, z: number): Array<[number, number]> {
 
 /** Zone `z` at step 0, ghost ring filled from the neighbouring zones' initial values. */
 export function initialZone(l: Layout, z: number): Float64Array {
-  const [, , w, h] = zone(l, z);
-  const u = new Float64Array((w + 2) * (h + 2));
-  for (let y = 1; y <= h; y++) for (let x = 1; x <= w; x++) u[y * (w + 2) + x] = value(z, x, y);
+  const u = initialInterior(l, z);
   for (const [side, n] of neighbours(l, z)) fillGhost(l, z, u, side, edgeOf(l, n, side ^ 1, initialInterior(l, n)));
   return u;
 }
@@ -58,6 +56,7 @@ function value(z: number, x: number, y: number): number {
   return ((z * 7919 + x * 31 + y * 17) % 101) / 10;
 }
 
+/** Zone `z`'s own initial values, its ghost ring 0. */
 function initialInterior(l: Layout, z: number): Float64Array {
   const [, , w, h] = zone(l, z);
   const u = new Float64Array((w + 2) * (h + 2));

@@ -120,9 +120,9 @@ bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
 }
 
 // The functions devLoadKernel found, by id (never shrinks: ops may still name them).
-std::vector<TtgKernelFn>*& user_fns() {
-  static std::vector<TtgKernelFn>* fns = nullptr;
-  return fns;
+std::vector<TtgKernelFn>& user_fns() {
+  static std::vector<TtgKernelFn>* fns = new std::vector<TtgKernelFn>();  // leaked like R()
+  return *fns;
 }
 
 Napi::Value DevInfo(const Napi::CallbackInfo& info) {
@@ -252,14 +252,12 @@ Napi::Value DevOp(const Napi::CallbackInfo& info) {
 // devLoadKernel(path, symbol): the id of a program's kernel function (native/include/ttg_kernel.h).
 Napi::Value DevLoadKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  static std::vector<TtgKernelFn>* fns = new std::vector<TtgKernelFn>();
   try {
-    fns->push_back(load_user_kernel(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value()));
+    user_fns().push_back(load_user_kernel(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value()));
   } catch (const std::exception& e) {
     throw Napi::Error::New(env, std::string("ttg_native.devLoadKernel: ") + e.what());
   }
-  user_fns() = fns;
-  return Napi::Number::New(env, static_cast<double>(fns->size() - 1));
+  return Napi::Number::New(env, static_cast<double>(user_fns().size() - 1));
 }
 
 // devCall(stream, kernel, buffers, lengths, scalars, notify): enqueues one call of a kernel from
@@ -269,8 +267,8 @@ Napi::Value DevCall(const Napi::CallbackInfo& info) {
   require_started(env, "devCall");
   DeviceRuntime& r = R();
   const auto id = static_cast<std::size_t>(info[1].As<Napi::Number>().Uint32Value());
-  if (user_fns() == nullptr || id >= user_fns()->size()) throw Napi::RangeError::New(env, "ttg_native.devCall: no such kernel");
-  auto u = std::make_unique<UserCall>(UserCall{(*user_fns())[id], {}, {}, {}});
+  if (id >= user_fns().size()) throw Napi::RangeError::New(env, "ttg_native.devCall: no such kernel");
+  auto u = std::make_unique<UserCall>(UserCall{user_fns()[id], {}, {}, {}});
   Napi::Array bufs = info[2].As<Napi::Array>();
   Napi::Float64Array lengths = info[3].As<Napi::Float64Array>();
   Napi::Float64Array scalars = info[4].As<Napi::Float64Array>();

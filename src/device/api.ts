@@ -109,7 +109,7 @@ export interface DeviceStats {
   used_bytes: number;
   /** Device capacity in bytes (Infinity for host). */
   capacity: number;
-  /** Device tasks that ended here (counted where places differ: a host place or slowed devices). */
+  /** Device tasks that ended here (counted on backends with memory of their own: emulated, cuda). */
   tasks: number;
   /** Milliseconds those tasks worked: from their first input() (or the end of the task before them on their stream) to their end. */
   busy_ms: number;

@@ -46,7 +46,8 @@ function mat(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, r
   return place(r, k, name, b, s) as number | Float64Array;
 }
 
-function place(r: DeviceRuntime, k: string, name: string, b: AnyBuffer, s: Stream): number | ArrayBufferView {
+/** Where kernel `k`'s operand `name` is on `s`'s place (host memory or a device handle), or why it may not be used. */
+export function place(r: DeviceRuntime, k: string, name: string, b: AnyBuffer, s: Stream): number | ArrayBufferView {
   const why = whyNotUsable(b, s);
   if (why !== undefined) throw DeviceErrors.invalid(`kernels.${k}: ${name}`, why);
   return inPlaceAt(r.backend, s.device) ? b.host : b.copies[s.device]!.handle!;

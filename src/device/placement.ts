@@ -23,10 +23,14 @@ const DEPTH = 2;
 
 /** Per-TT task times by place, and the choice they lead to. */
 export class Placement {
+  /** Candidate places of a TT by its `placement`: every place, the devices, the host place. */
+  readonly candidates: Readonly<Record<'any' | 'devices' | 'host', readonly number[]>>;
   private readonly times = new WeakMap<TTImpl, Float64Array>();
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly backend: Backend, private readonly streams: StreamManager) {}
+  constructor(private readonly backend: Backend, private readonly streams: StreamManager) {
+    this.candidates = { any: [...Array(backend.places).keys()], devices: [...Array(backend.devices).keys()], host: [backend.hostPlace] };
+  }
 
   /** A task of `tt` took `ms` on `place`. */
   record(tt: TTImpl, place: number, ms: number): void {

@@ -236,12 +236,11 @@ function chooseDevice(r: DeviceRuntime, task: Task, bufs: readonly AnyBuffer[]):
   if (typeof hint === 'number' && Number.isInteger(hint)) return ((hint % n) + n) % n;
   const where = task.tt.placement;
   if (b.learned || where !== 'any') {
-    const candidates = where === 'host' ? [b.hostPlace] : where === 'devices' ? [...Array(b.devices).keys()] : [...Array(n).keys()];
     if (where === 'host' && b.hostPlace < 0 && !b.inPlace) {
       throw DeviceErrors.invalid(`TT '${task.tt.name}' placement 'host'`, 'needs a host place beside the devices: initialize({ device: { backend: "emulated", host: N } })', { tt: task.tt.name, key: task.key });
     }
     if (b.inPlace) return 0;
-    return r.placement.choose(task.tt, bufs, candidates);
+    return r.placement.choose(task.tt, bufs, r.placement.candidates[where]);
   }
   let best = 0;
   let bestLoad = r.streams.deviceLoad(0);
@@ -343,7 +342,7 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
     const now = performance.now();
     const ms = now - Math.max(st.placedAt, st.stream.freeAt);
     st.stream.freeAt = now;
-    r.placement.record(tt, st.stream.device, ms);
+    if (r.backend.learned) r.placement.record(tt, st.stream.device, ms);
     const c = r.memory.counters[st.stream.device]!;
     c.tasks++;
     c.busy_ms += ms;

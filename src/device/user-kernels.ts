@@ -8,11 +8,11 @@
 import { isAbsolute, resolve } from 'node:path';
 
 import { loadNative, nativeLoadError } from '../native/addon.js';
-import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime } from './runtime.js';
-import { noteWrite, whyNotUsable } from './steps.js';
+import { place } from './kernels.js';
+import { noteWrite } from './steps.js';
 import { Stream } from './streams.js';
 
 /** How a kernel uses one buffer operand. */
@@ -118,9 +118,7 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
   const lengths = new Float64Array(bufs.length);
   bufs.forEach((b, i) => {
     if (!(b instanceof Buffer)) throw DeviceErrors.invalid(what, `buffer ${i} is not a ttg.Buffer`);
-    const why = whyNotUsable(b, stream);
-    if (why !== undefined) throw DeviceErrors.invalid(what, `buffer ${i}: ${why}`);
-    places.push(inPlaceAt(r.backend, stream.device) ? b.host : b.copies[stream.device]!.handle!);
+    places.push(place(r, `call('${name}')`, `buffer ${i}`, b, stream));
     lengths[i] = b.length;
   });
   r.streams.call(stream, name, fn, places, lengths, Float64Array.from(scalars));
