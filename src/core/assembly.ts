@@ -216,11 +216,9 @@ export class Assembly {
         throw Errors.invalidArgument('set_input_reducer count(key)', `must give a non-negative integer, got ${String(n)}`, { tt: this.tt.name, terminal: term.index, key, rank: this.rt.rank });
       }
       t.streams![2 * term.index + 1] = n;
-      // Never the last input to complete: the value being delivered made this task.
-      if (n === 0) {
-        t.got |= 1 << term.index;
-        t.missing--;
-      }
+      // Complete already; the task runs here only when every input is such a stream (it was made
+      // by a finalize or a size of one of them; a value for one of them is then too many).
+      if (n === 0) this.inputComplete(t, 1 << term.index);
     }
   }
 

@@ -211,6 +211,15 @@ describe('reducing inputs', () => {
     tt.in(1).send(3, 'k3');
     await fence();
     expect(runs.at(-1)).to.deep.equal([3, 'k3', undefined]);
+    // a TT whose only input expects no value for a key: finalizing the key runs it
+    const only: Array<[number, unknown]> = [];
+    const zero = ttg.make_tt((k: number, x: number[] | undefined) => { only.push([k, x]); }, [new ttg.Edge<number, number[]>('red-keyed-zero')], [], { name: 'red-keyed-zero' });
+    zero.set_input_reducer(0, (acc, x) => { acc.push(...x); }, (k) => (k === 0 ? 0 : 1));
+    ttg.make_graph_executable(zero);
+    zero.in(0).finalize(0);
+    zero.in(0).send(1, [7]);
+    await fence();
+    expect(only.sort((a, b) => a[0] - b[0])).to.deep.equal([[0, undefined], [1, [7]]]);
     const bad = ttg.make_tt((_k: number, _x: number) => {}, [new ttg.Edge<number, number>('red-keyed-bad')], [], { name: 'red-keyed-bad' });
     bad.set_input_reducer(0, (a, x) => a + x, () => -1);
     ttg.make_graph_executable(bad);
