@@ -47,6 +47,13 @@ describe('device places: a host place beside emulated devices, devices of uneven
     expect(hinted.places!.map((p) => p.tasks)).to.deep.equal([0, 48, 0]);
   });
 
+  it('one buffer written on every place in turn, over two phases with a host task between, keeps every update', async () => {
+    const r = await child(HYBRID, 'chain') as Out & { seen: number[]; final: number };
+    expect(r.ok, r.message).to.equal(true);
+    expect(r.seen).to.deep.equal([10, 10, 20, 20]);
+    expect(r.final).to.equal(20);
+  });
+
   it('work moves away from a device six times slower, measured per TT', async () => {
     const r = await child({ backend: 'emulated', devices: 2, streams: 1, slowdown: [6, 1], memory: 4 * 2 ** 20 });
     expect(r.ok, r.message).to.equal(true);
