@@ -39,6 +39,7 @@ import { baselines, rawPingpong } from './lib/baselines.js';
 import { measureCpuStalls } from './cpu-stalls.js';
 import { relaunchUnderMpirun } from './lib/mpirun.js';
 import { held } from './lib/held.js';
+import { idleCpuPct } from './lib/idle-cpu.js';
 import { median } from './lib/stats.js';
 
 const ALL_SIZES = [8, 4096, 65536, 1 << 20, 16 << 20];
@@ -188,20 +189,7 @@ for (let s = 0; s < SIZES.length; s++) {
 
 // ---- idle CPU of a waiting rank: rank 0 waits in fence() while rank 1 computes for IDLE_MS ----
 const IDLE_MS = 1500;
-const go = new ttg.Edge<number, void>('idle-go');
-const busy = ttg.make_tt((_k: number) => {
-  const end = performance.now() + IDLE_MS;
-  while (performance.now() < end) { /* compute */ }
-}, [go], [], { name: 'Busy' });
-busy.set_procmap(() => 1);
-ttg.make_graph_executable(busy);
-await ttg.fence();
-if (rank === 0) busy.invoke(0, undefined);
-const c0 = process.cpuUsage();
-const w0 = performance.now();
-await ttg.fence();
-const c1 = process.cpuUsage(c0);
-const idleCpuPct = rank === 0 ? ((c1.user + c1.system) / 1000 / (performance.now() - w0)) * 100 : 0;
+const idleCpu = await idleCpuPct(rank, IDLE_MS);
 
 const bad = await held(native.allreduce(Float64Array.of(badRound, badSum + rawBad)));
 await ttg.finalize();
@@ -216,7 +204,7 @@ if (rank === 0) {
     console.log(`${human(b).padEnd(8)} ${r2(raw[s]!).toFixed(2).padStart(9)} ${r2(viaTtg[s]!).toFixed(2).padStart(10)} ${(raw[s]! / viaTtg[s]!).toFixed(3).padStart(9)} ${((2 * b) / (viaTtg[s]! * 1000)).toFixed(3).padStart(10)}`);
   }
   if (singles8.length > 0) console.log(`8 B: median single round trip ${r2(median(singles8))} us, mean of runs ${r2(viaTtg[SIZES.indexOf(8)]!)} us`);
-  console.log(`idle rank (waiting in fence while the peer computes ${IDLE_MS} ms): ${idleCpuPct.toFixed(1)}% of a core`);
+  console.log(`idle rank (waiting in fence while the peer computes ${IDLE_MS} ms): ${idleCpu.toFixed(1)}% of a core`);
   console.log(`machine: a spinning thread lost ${stallPct!.toFixed(1)}% of its time, ${stallsPerMs!.toFixed(1)} gaps per ms of ${stallUs!.toFixed(1)} us (median)`);
   if (bad[0] !== 0 || bad[1] !== 0) process.exitCode = 1;
   const i1m = SIZES.indexOf(1 << 20);
@@ -229,7 +217,7 @@ if (rank === 0) {
     bw_ratio_16m: Math.round((raw[i16m]! / viaTtg[i16m]!) * 1000) / 1000,
     lat_overhead_us: r2(viaTtg[0]! - raw[0]!),
     lat_overhead_p50_us: singles8.length === 0 ? null : r2(median(singles8) - raw[SIZES.indexOf(8)]!),
-    idle_cpu_pct: Math.round(idleCpuPct * 10) / 10,
+    idle_cpu_pct: Math.round(idleCpu * 10) / 10,
     cpu_stall_pct: Math.round(stallPct! * 10) / 10,
     cpu_stalls_per_ms: Math.round(stallsPerMs! * 10) / 10,
     cpu_stall_us: Math.round(stallUs! * 10) / 10,

@@ -27,6 +27,8 @@ export interface Baselines {
   pingpongJob(peer: number, bytes: number, iters: number, verify: boolean): unknown;
   /** `iters` timed MPI_Allreduce (sum) calls on `count` doubles, to run with {@link rawAllreduce}. */
   allreduceJob(count: number, iters: number): unknown;
+  /** Task Bench's stencil_1d in plain MPI, one column per rank, to run with {@link rawStencil}. */
+  stencilJob(kernelNs: number, steps: number): unknown;
 }
 
 interface BaselinesAddon extends Baselines {
@@ -49,6 +51,15 @@ export function baselines(): Baselines {
 /** Seconds per MPI_Allreduce of `count` doubles on ttg's comm thread (every rank calls it). */
 export async function rawAllreduce(count: number, iters: number): Promise<number> {
   const [seconds] = await onCommThread(baselines().allreduceJob(count, iters));
+  return seconds!;
+}
+
+/**
+ * Seconds of `steps` steps of Task Bench's stencil_1d in plain MPI (Isend/Irecv/Waitall, one column
+ * per rank, a `kernelNs` spin per task) on ttg's comm thread, barrier to barrier (every rank calls it).
+ */
+export async function rawStencil(kernelNs: number, steps: number): Promise<number> {
+  const [seconds] = await onCommThread(baselines().stencilJob(kernelNs, steps));
   return seconds!;
 }
 

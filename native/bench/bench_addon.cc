@@ -1,18 +1,18 @@
 // ttg_bench: the baselines the benchmarks compare ttg with, built beside ttg_native but never
-// loaded by the library (bench/lib/bench-native.ts loads it). It reaches ttg_native only through
+// loaded by the library (bench/lib/baselines.ts loads it). It reaches ttg_native only through
 // the C seams of ttg_seams.h, handed over once by attach(native.seams()).
 #include <napi.h>
 
-#include <chrono>
-#include <cstdint>
 #include <string>
 
 #include "../include/ttg_seams.h"
+#include "busy.h"
 #include "checksum.h"
 #include "peaks.h"
 #if TTG_HAVE_MPI
 #include "allreduce_job.h"
 #include "pingpong_job.h"
+#include "stencil_job.h"
 #endif
 
 namespace {
@@ -40,10 +40,8 @@ Napi::Value Attach(const Napi::CallbackInfo& info) {
 // as its own kernels are, so its comm thread does not spin against it.
 Napi::Value Busy(const Napi::CallbackInfo& info) {
   const double ns = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.0;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<std::int64_t>(ns > 0 ? ns : 0));
-  volatile std::uint64_t spins = 0;
   if (g_seams != nullptr) g_seams->compute_enter();
-  while (std::chrono::steady_clock::now() < until) spins = spins + 1;
+  ttg_bench::spin_for_ns(ns);
   if (g_seams != nullptr) g_seams->compute_leave();
   return info.Env().Undefined();
 }
@@ -77,6 +75,16 @@ Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
                                          [](Napi::Env, TtgCommJob* j) { ttg_bench::free_pingpong_job(j); });
 #else
   throw Napi::Error::New(info.Env(), "ttg_bench.pingpongJob: built without MPI");
+#endif
+}
+
+// stencilJob(kernelNs, steps): a job for ttg_native's commJob.
+Napi::Value StencilJob(const Napi::CallbackInfo& info) {
+#if TTG_HAVE_MPI
+  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_stencil_job(info[0].ToNumber().DoubleValue(), info[1].ToNumber().Int32Value()),
+                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_stencil_job(j); });
+#else
+  throw Napi::Error::New(info.Env(), "ttg_bench.stencilJob: built without MPI");
 #endif
 }
 
@@ -120,6 +128,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["checksum"] = Napi::Function::New(env, Checksum, "checksum");
   exports["pingpongJob"] = Napi::Function::New(env, PingpongJob, "pingpongJob");
   exports["allreduceJob"] = Napi::Function::New(env, AllreduceJob, "allreduceJob");
+  exports["stencilJob"] = Napi::Function::New(env, StencilJob, "stencilJob");
   exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
   exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
   return exports;

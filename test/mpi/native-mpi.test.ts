@@ -13,6 +13,8 @@ interface SmokeResult {
   bad: number;
   pingpong: [number, number] | null;
   failedJob: string | null;
+  stencil: number;
+  badStencil: string;
   allreduce: number[];
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -45,6 +47,9 @@ describe('native addon under mpirun', function () {
           expect(r.pingpong).to.equal(null);
           expect(r.failedJob).to.match(/^ttg_native: pingpong: need a peer rank other than self/);
         }
+        // 50 kernels of 20 us in sequence on every rank, plus the exchanges
+        expect(r.stencil, 'raw stencil seconds').to.be.within(50 * 20e-6, 5);
+        expect(r.badStencil).to.match(/stencil: needs steps >= 1/);
       }
     });
   }

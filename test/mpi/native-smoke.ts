@@ -2,7 +2,7 @@
 // and a message with a 16 MiB Float64Array received directly into a JS-allocated array, checks
 // header order and contents, runs the raw ping-pong baseline as a job on the comm thread (ranks 0
 // and 1; a third rank runs a job that fails), an allreduce and a barrier, then prints one result line.
-import { rawPingpong } from '../../bench/lib/baselines.js';
+import { rawPingpong, rawStencil } from '../../bench/lib/baselines.js';
 import { arrivalEvents, requireNative, type NativeEvent } from '../../src/native/addon.js';
 
 const ELEMS = (16 * 2 ** 20) / 8;
@@ -65,8 +65,11 @@ while (bigDone < size) {
 const pingpong = rank < 2 ? await rawPingpong(1 - rank, 65536 + 8, 3, true) : null;
 // a job that fails (its peer is itself) rejects with the job's own message
 const failedJob = rank === 2 ? await rawPingpong(2, 8, 1, false).then(() => 'resolved', (e: Error) => e.message) : null;
+// the raw baseline of bench:taskbench on every rank: 50 steps of a 20 us kernel, barrier to barrier
+const stencil = await rawStencil(20_000, 50);
+const badStencil = await rawStencil(20_000, 0).then(() => 'resolved', (e: Error) => e.message);
 const sum = await addon.allreduce(new Float64Array([1, rank, bad]));
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats, pingpong, failedJob })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats, pingpong, failedJob, stencil, badStencil })}`);
