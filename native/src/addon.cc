@@ -66,6 +66,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
                              InstanceMethod("abort", &NativeAddon::Abort),
                              InstanceMethod("finalize", &NativeAddon::Finalize),
                              InstanceMethod("keepAlive", &NativeAddon::KeepAlive),
+                             InstanceMethod("poll", &NativeAddon::Poll),
                          });
     define_device_exports(env, exports);
     define_seams_exports(env, exports);
@@ -260,6 +261,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       if (op < 0 || op > 3) return Rejected(info.Env(), Napi::RangeError::New(info.Env(), "ttg_native.allreduce: op must be 0 (sum), 1 (min), 2 (max) or 3 (prod)"));
       cmd.op = static_cast<ReduceOp>(op);
     }
+    if (info.Length() > 4 && info[4].IsNumber()) {
+      const double us = info[4].As<Napi::Number>().DoubleValue();
+      cmd.quiet_us = us > 0 ? static_cast<std::uint32_t>(std::min(us, 1e7)) : 0;
+    }
     return Collective(info.Env(), std::move(cmd), "allreduce");
   }
 
@@ -332,6 +337,18 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     RequireStarted(env, "keepAlive");
     waker_.ref(info[0].ToBoolean().Value());
     return env.Undefined();
+  }
+
+  // poll(us, onArrivals): the JS thread waits up to `us` microseconds for the comm thread's next
+  // batch and, if one comes, delivers it here as a wake-up would have.
+  Napi::Value Poll(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireStarted(env, "poll");
+    if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.poll(us, onArrivals): onArrivals must be a function");
+    const double us = info[0].ToNumber().DoubleValue();
+    if (!comm().wait_output(us > 0 ? static_cast<unsigned>(std::min(us, 1e6)) : 0)) return Napi::Boolean::New(env, false);
+    Deliver(env, info[1].As<Napi::Function>());
+    return Napi::Boolean::New(env, true);
   }
 
   Napi::Value Finalize(const Napi::CallbackInfo& info) {

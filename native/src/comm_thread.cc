@@ -139,7 +139,7 @@ void CommThread::run(bool use_mpi) {
     }
     // In call order: a later collective never overtakes a delayed one (MPI needs the same order
     // on every rank).
-    while (!deferred_.empty() && deferred_.front().first <= now) {
+    while (!deferred_.empty() && deferred_start(last_active) <= now) {
       CollCmd c = std::move(deferred_.front().second);
       deferred_.pop_front();
       active = true;
@@ -166,7 +166,7 @@ void CommThread::run(bool use_mpi) {
       last_active = Clock::now();
       continue;
     }
-    const auto until = deferred_.empty() ? Clock::time_point::max() : deferred_.front().first;
+    const auto until = deferred_.empty() ? Clock::time_point::max() : deferred_start(last_active);
     if (!transport_->needs_polling()) {
       idle_wait(sleep_us, max_idle_us_, until);
       continue;
@@ -201,6 +201,12 @@ void CommThread::run(bool use_mpi) {
   outbox_.append(std::move(last));
 }
 
+std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {
+  const auto& [due, c] = deferred_.front();
+  if (c.quiet_us == 0) return due;
+  return std::min(due, last_active + std::chrono::microseconds(c.quiet_us));
+}
+
 void CommThread::poke_running() {
   CommThread* c = g_running.load(std::memory_order_acquire);
   if (c == nullptr || c->poked_.exchange(true, std::memory_order_relaxed)) return;
@@ -229,8 +235,21 @@ void CommThread::publish(Batch&& b) {
     std::lock_guard<std::mutex> lk(out_mu_);
     outbox_.append(std::move(b));
   }
-  // One pending wake-up at a time: everything published meanwhile rides in the same batch.
-  if (!wake_pending_.exchange(true) && wake_) wake_();
+  // One pending wake-up at a time: everything published meanwhile rides in the same batch. A
+  // JS thread polling in wait_output() sees the flag and needs no wake-up.
+  if (!wake_pending_.exchange(true) && wake_ && !js_polling_.load()) wake_();
+}
+
+bool CommThread::wait_output(unsigned us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  js_polling_.store(true);
+  while (!wake_pending_.load()) {
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::yield();  // the comm thread usually shares this core
+  }
+  js_polling_.store(false);
+  // A publish() that saw js_polling_ set skipped the wake-up: its batch is taken now.
+  return wake_pending_.load();
 }
 
 Batch CommThread::take() {

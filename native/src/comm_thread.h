@@ -34,6 +34,9 @@ class CommThread {
 
   // JS thread: everything published since the last call.
   Batch take();
+  // JS thread: polls up to `us` microseconds, yielding the core between looks, for something
+  // published; true when there is, to take() now (meanwhile publish() does not wake the loop).
+  bool wait_output(unsigned us);
   // Joins the thread after the transport's shutdown (MPI_Finalize); idempotent.
   void stop();
   // MPI_Abort from the comm thread; falls back to _exit if that thread does not respond.
@@ -69,6 +72,8 @@ class CommThread {
   std::vector<CollCmd> colls_;
   // Collectives waiting for their start time (comm thread only), in call order.
   std::deque<std::pair<std::chrono::steady_clock::time_point, CollCmd>> deferred_;
+  // When the first deferred collective starts, given the last pass that saw traffic.
+  std::chrono::steady_clock::time_point deferred_start(std::chrono::steady_clock::time_point last_active) const;
   std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
   bool stop_ = false;
@@ -78,6 +83,7 @@ class CommThread {
   std::mutex out_mu_;
   Batch outbox_;
   std::atomic<bool> wake_pending_{false};
+  std::atomic<bool> js_polling_{false};  // the JS thread is in wait_output()
 };
 
 }  // namespace ttg

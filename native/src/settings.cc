@@ -30,6 +30,7 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "commSpinBusyUs", s.comm_spin_busy_us);
   take(o, "yieldOnSend", s.yield_on_send);
   take(o, "deviceWakeDepth", s.device_wake_depth);
+  take(o, "poolSpinUs", s.pool_spin_us);
   return info.Env().Undefined();
 }
 

@@ -20,6 +20,7 @@ struct Settings {
   unsigned comm_spin_busy_us = 20000;        // TTG_COMM_SPIN_BUSY_US
   bool yield_on_send = true;                 // TTG_YIELD_ON_SEND
   int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
+  unsigned pool_spin_us = 20;                // TTG_POOL_SPIN_US
 };
 
 // The values given to configure(), or the defaults.

@@ -51,6 +51,14 @@ export function hangTimeout(): number {
   return Number.isFinite(v) && v > 0 ? v : DEFAULT_HANG_TIMEOUT_S;
 }
 
+/**
+ * TTG_JS_POLL_US: after handling a batch of arrivals while a fence waits, the JS thread polls
+ * this long for the next one before it sleeps in the event loop (0: never).
+ */
+export function jsPollUs(): number {
+  return env('TTG_JS_POLL_US') === '0' ? 0 : micros('TTG_JS_POLL_US', 50);
+}
+
 /** TTG_DEVICE: `backend[:devices[:memory]]`, or undefined. */
 export const deviceSpec = (): string | undefined => env('TTG_DEVICE');
 
@@ -66,6 +74,7 @@ export interface NativeSettings {
   commSpinBusyUs: number;
   yieldOnSend: boolean;
   deviceWakeDepth: number;
+  poolSpinUs: number;
 }
 
 /** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_* and TTG_DEVICE_WAKE_DEPTH. */
@@ -84,5 +93,6 @@ export function nativeSettings(): NativeSettings {
     commSpinBusyUs: spin === 0 ? 0 : Math.max(spin, micros('TTG_COMM_SPIN_BUSY_US', 20000)),
     yieldOnSend: unlessZero('TTG_YIELD_ON_SEND'),
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
+    poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
   };
 }

@@ -223,9 +223,10 @@ export interface NativeAddon {
    * default: the whole job; else one made by {@link split}); non-blocking MPI_Iallreduce progressed
    * by the comm thread.
    * `delayUs`: the comm thread starts it that long after this call (collectives still start in
-   * the order they were called); the JS thread needs no timer for the pause.
+   * the order they were called); the JS thread needs no timer for the pause. `quietUs`: it starts
+   * sooner, once the comm thread has seen no traffic for that long.
    */
-  allreduce(values: Float64Array, delayUs?: number, comm?: number, op?: ReduceOpCode): Promise<Float64Array>;
+  allreduce(values: Float64Array, delayUs?: number, comm?: number, op?: ReduceOpCode, quietUs?: number): Promise<Float64Array>;
   /**
    * MPI_Ibcast of `view`'s bytes from rank `root` of communicator `comm` (default 0) into `view` on
    * every other rank; every rank passes a view of the same byte length. `view` is pinned meanwhile.
@@ -264,6 +265,12 @@ export interface NativeAddon {
    * then finalized by the addon's exit hooks.
    */
   keepAlive(on: boolean): void;
+  /**
+   * Waits up to `us` microseconds on the JS thread (yielding its core between looks) for the comm
+   * thread's next batch; if one comes, hands it to `onArrivals` (the function given to
+   * {@link start}) before returning true, as a wake-up of the event loop would have.
+   */
+  poll(us: number, onArrivals: ArrivalsCallback): boolean;
   /** Stops the comm thread and calls MPI_Finalize once. Idempotent. */
   finalize(): void;
   /** Device capabilities: BLAS, CUDA compiled, CUDA device count. */
@@ -302,7 +309,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'finalize',
+  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devLoadKernel', 'devCall',
 ];
 

@@ -7,6 +7,7 @@
  * communicators with job ranks; a split world's collectives use its own communicator.
  */
 import { Errors, type TtgError } from '../base/errors.js';
+import { jsPollUs } from '../base/settings.js';
 import { abortJobOnFailedExit } from './exit-on-error.js';
 import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from '../native/addon.js';
 
@@ -67,9 +68,21 @@ export class MpiEndpoint {
   finalized = false;
   /** Set when a world gave up on a hang: the job must end with an abort. */
   broken: TtgError | undefined = undefined;
+  private readonly pollUs = jsPollUs();
+  private pollQueued = false;
+  private readonly onBatchFn = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => this.onBatch(meta, bytes, extra, length);
+  /**
+   * Polls for the next batch after the event loop's other callbacks (and the microtasks of this
+   * batch's tasks) have run: a message expected in a few microseconds is then handled without
+   * the wake-up of a sleeping event loop, which costs more than the message itself.
+   */
+  private readonly pollFn = () => {
+    this.pollQueued = false;
+    if (this.holds > 0 && !this.finalized) this.native.poll(this.pollUs, this.onBatchFn);
+  };
 
   constructor(readonly native: NativeAddon) {
-    const w = native.start((meta, bytes, extra, length) => this.onBatch(meta, bytes, extra, length));
+    const w = native.start(this.onBatchFn);
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
@@ -158,6 +171,10 @@ export class MpiEndpoint {
         else w.batch(() => this.hand(w, a));
       }
     });
+    if (this.pollUs > 0 && this.holds > 0 && !this.pollQueued) {
+      this.pollQueued = true;
+      setImmediate(this.pollFn);
+    }
   }
 
   private payload(w: WorldReceiver, id: number): void {

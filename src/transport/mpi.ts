@@ -206,7 +206,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       const failed = await untilQuiet({
         settleLocal,
         counts: () => [this.sent, this.received, this.host.failed ? 1 : 0],
-        allreduce: (values, pauseUs) => this.native.allreduce(values, pauseUs, this.place.comm),
+        allreduce: (values, pauseUs, quietUs) => this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs),
         stopped: () => this.broken !== undefined, // the fence already rejected (hang)
       });
       if (failed !== undefined && failed > 0 && !this.host.failed) {

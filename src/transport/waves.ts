@@ -10,6 +10,11 @@
  */
 const WAVE_PAUSE_SHARE = 32;
 const WAVE_PAUSE_MAX_US = 10_000;
+/**
+ * A paused wave starts early once its rank has seen no message for this long: the end of a run,
+ * when nothing more will come, should not wait out a pause sized for the middle of one.
+ */
+const WAVE_QUIET_US = 200;
 
 /** Pause in microseconds before the next wave of a fence that started `elapsedMs` ago. */
 export function wavePauseUs(elapsedMs: number): number {
@@ -22,8 +27,11 @@ export interface WaveWorld {
   settleLocal(): Promise<void>;
   /** This rank's [messages sent, messages received, 1 if it failed else 0]. */
   counts(): [number, number, number];
-  /** Sums `values` over the world's ranks, starting after `pauseUs`. */
-  allreduce(values: Float64Array, pauseUs: number): Promise<Float64Array>;
+  /**
+   * Sums `values` over the world's ranks, starting after `pauseUs`, or sooner once this rank has
+   * had no traffic for `quietUs`.
+   */
+  allreduce(values: Float64Array, pauseUs: number, quietUs: number): Promise<Float64Array>;
   /** True once the fence has given up (a hang): the waves stop. */
   stopped(): boolean;
 }
@@ -42,7 +50,7 @@ export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
     await w.settleLocal();
     if (w.stopped()) return undefined;
     const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-    const [s, r, f] = await w.allreduce(Float64Array.from(w.counts()), pause);
+    const [s, r, f] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
     if (w.stopped()) return undefined;
     if (s === r && s === prevSent && r === prevRecv) return f!;
     prevSent = s!;

@@ -28,6 +28,7 @@ interface RankResult {
   procmap: { ran: number[]; wrong: number };
   join: string[];
   cycle: { visits: number; last: number };
+  slow_cycle: { visits: number[]; ms: number };
   broadcast: { got: string[]; sent: number };
   reduce: { sum: number; sized: number };
   split: string;
@@ -81,6 +82,15 @@ describe('distributed execution under mpirun', function () {
       it('runs a cycle around the ranks', () => {
         expect(results.reduce((s, r) => s + r.cycle.visits, 0)).to.equal(301);
         expect(results[300 % np]!.cycle.last).to.equal(300);
+      });
+
+      it('a fence waits for a cycle whose hops each work or sleep for milliseconds while the other ranks are quiet', () => {
+        for (const r of results) {
+          expect(r.slow_cycle.visits).to.deep.equal([...Array(13).keys()].filter((i) => i % np === r.rank));
+          // 7 hops of 3 ms of work and 6 of a 4 ms timer, one after the other, all before the fence
+          // ended (less 5 ms: a rank may enter its fence a little after rank 0 started the cycle)
+          expect(r.slow_cycle.ms).to.be.at.least(7 * 3 + 6 * 4 - 5);
+        }
       });
 
       it('broadcasts to two terminals with one message per destination rank', () => {

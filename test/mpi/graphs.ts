@@ -6,6 +6,8 @@
  *   procmap:   P(k) runs on rank k % size, invoked from the last rank
  *   join:      A(k) on rank k%size ──▶ J(k) ◀── B(k) on rank (k+1)%size
  *   cycle:     R(i) ──▶ R(i+1) on rank (i+1)%size, HOPS hops
+ *   slow cycle: L(i) ──▶ L(i+1) on rank (i+1)%size, each hop 3 ms of work (sync) or a 4 ms timer
+ *              (async): every other rank is quiet far longer than a fence's early wave waits
  *   broadcast: S(0) ──(one value, many keys on two terminals)──▶ X(k), Y(k)
  *   reduce:    every rank ──▶ Sum(0) (reducing input, count = size)
  *   split:     Tile (split metadata, 1 MiB) and a 16 MiB Float64Array round trip through all ranks
@@ -95,6 +97,32 @@ ttg.register_split_metadata(Tile, {
   const t0 = performance.now();
   await ttg.fence();
   result.cycle = { visits, last, us_per_hop: Math.round(((performance.now() - t0) * 1000) / HOPS) };
+}
+
+// a slow cycle: the ranks without the token see no message for milliseconds, so termination
+// waves start early (after 200 us of quiet) while one rank works, synchronously or in an async
+// body awaiting a timer; the fence must still wait for the last hop
+{
+  const HOPS = 12;
+  const seed = new ttg.Edge<number, number>('l-seed');
+  const next = new ttg.Edge<number, number>('l-next');
+  const visits: number[] = [];
+  const l = ttg.make_tt(async (i: number, v: number, out) => {
+    visits.push(i);
+    if (i % 2 === 0) {
+      const end = performance.now() + 3;
+      while (performance.now() < end) { /* compute */ }
+    } else {
+      await new Promise((r) => setTimeout(r, 4));
+    }
+    if (i < HOPS) out.send(0, i + 1, v + i);
+  }, [ttg.fuse(seed, next)], [next], { name: 'L' });
+  l.set_procmap((i) => i % size);
+  ttg.make_graph_executable(l);
+  if (rank === 0) l.invoke(0, 0);
+  const t0 = performance.now();
+  await ttg.fence();
+  result.slow_cycle = { visits, ms: performance.now() - t0 };
 }
 
 // broadcast: one message per destination rank, two terminals

@@ -118,4 +118,48 @@ describe('native addon (single process)', () => {
       addon.finalize();
     }
   });
+  it('a delayed allreduce with a quiet time starts once the comm thread has seen no traffic that long', async () => {
+    const addon = requireNative();
+    addon.start(() => {});
+    const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
+    try {
+      const t0 = performance.now();
+      // nothing travels: it starts after 2 ms of quiet, not after its 400 ms pause
+      const [v] = await addon.allreduce(new Float64Array([5]), 400_000, 0, undefined, 2000);
+      const quietMs = performance.now() - t0;
+      expect(v).to.equal(5);
+      expect(quietMs).to.be.below(200);
+      // messages every millisecond keep the rank from being quiet for 20 ms: it waits its 60 ms pause
+      const traffic = setInterval(() => addon.send(0, new Uint8Array([1]), []), 1);
+      const t1 = performance.now();
+      await addon.allreduce(new Float64Array([1]), 60_000, 0, undefined, 20_000);
+      const busyMs = performance.now() - t1;
+      clearInterval(traffic);
+      expect(busyMs).to.be.at.least(59);
+    } finally {
+      clearInterval(keep);
+      addon.finalize();
+    }
+  });
+
+  it('poll() hands the next batch to the callback on the JS thread, or returns false when none comes in time', async () => {
+    const addon = requireNative();
+    const events: NativeEvent[] = [];
+    const onArrivals = (meta: Float64Array, bytes: Uint8Array, extra: unknown, length: number) => {
+      events.push(...arrivalEvents(meta, bytes, extra as never, length));
+    };
+    addon.start(onArrivals);
+    try {
+      expect(addon.poll(1000, onArrivals)).to.equal(false);
+      addon.send(0, new Uint8Array([7, 7]), []);
+      let got = false;
+      for (let i = 0; i < 1000 && !got; i++) got = addon.poll(10_000, onArrivals);
+      expect(got).to.equal(true);
+      expect(events.filter((e) => e.kind === 'msg')).to.have.length(1);
+      expect(() => addon.poll(10, undefined as never)).to.throw(TypeError, /onArrivals/);
+    } finally {
+      addon.finalize();
+    }
+    expect(() => addon.poll(10, onArrivals)).to.throw(/start\(\) first/);
+  });
 });
