@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "host_kernels.h"
 #include "user_kernels.h"
@@ -14,6 +15,7 @@ namespace ttg {
 void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdown) {
   wake_ = std::move(wake);
   wake_depth_ = settings().device_wake_depth;
+  spin_us_ = settings().pool_spin_us;
   host_blas_single_threaded();
   for (int i = 0; i < streams; ++i) {
     streams_.push_back(std::make_unique<Stream>());
@@ -39,9 +41,10 @@ void KernelPool::enqueue(const TtgOp& op) {
   Stream& s = *streams_.at(op.stream);
   std::lock_guard<std::mutex> lk(s.mu);
   s.q.push_back(op);
+  s.queued.fetch_add(1, std::memory_order_release);
   if (op.kind != TTG_OP_MARKER) s.work.fetch_add(1);
   // Notify under the lock: the worker cannot miss it between its empty check and its wait.
-  s.cv.notify_one();
+  if (s.sleeping) s.cv.notify_one();
 }
 
 void KernelPool::run(Stream& s) {
@@ -52,12 +55,23 @@ void KernelPool::run(Stream& s) {
       if (s.q.empty()) {
         idle_.fetch_add(1);
         if (done_pending_.load()) wake();  // report everything before going idle
+        // A task's next op usually comes within microseconds: waiting for it awake spares JS
+        // the futex wake-up of a sleeping worker on each enqueue.
+        lk.unlock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+        while (s.queued.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) {
+          std::this_thread::yield();  // awake, but the core goes to any thread that wants it (JS)
+        }
+        lk.lock();
+        s.sleeping = true;
         s.cv.wait(lk, [&] { return s.stop || !s.q.empty(); });
+        s.sleeping = false;
         idle_.fetch_sub(1);
       }
       if (s.q.empty()) return;  // stop requested and queue drained
       op = s.q.front();
       s.q.pop_front();
+      s.queued.fetch_sub(1, std::memory_order_relaxed);
       if (op.kind != TTG_OP_MARKER) s.work.fetch_sub(1);
     }
     if (op.kind != TTG_OP_MARKER) {

@@ -48,6 +48,8 @@ class KernelPool {
     std::condition_variable cv;
     std::deque<TtgOp> q;
     std::atomic<int> work{0};  // queued ops that are not markers
+    std::atomic<int> queued{0};  // ops in q (read without the lock while spinning)
+    bool sleeping = false;       // the worker waits on cv (guarded by mu)
     bool stop = false;
     double slowdown = 1.0;
     std::thread th;
@@ -57,6 +59,7 @@ class KernelPool {
   void wake();
 
   std::vector<std::unique_ptr<Stream>> streams_;
+  unsigned spin_us_ = 0;
   Wake wake_;
   std::mutex done_mu_;
   std::vector<std::uint64_t> done_;
