@@ -7,13 +7,17 @@
  * (bench/kernel-replay.ts): the bound that the tiles themselves set. Prints a summary and, last,
  * one JSON object (SPEC §7): m, n, k, densities, ttg_gflops (per density), peak_gflops,
  * peak_ratio (density 1.0), plus kernels_gflops and runtime_ratio (ttg / kernels only, per
- * density), kernels_peak_ratio (density 1.0) and mpi2_gflops.
+ * density), kernels_peak_ratio (density 1.0) and mpi2_gflops. Then, with no warm-up at all, fresh
+ * processes (bench/bspmm-fresh.ts): runtime_ratio_cold (the first product of a process against the
+ * first replay of another) and runtime_ratio_warm (the products after it against the replays after
+ * it), per density, with ttg_gflops_cold and ttg_gflops_warm.
  *
  *   BCAST_A/B ─▶ LOCAL_A/B ─▶ GEMM(i,j,k) ─▶ GEMM(i,j,k') … ─▶ RESULT   (examples/bspmm)
  */
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
 import { baselines } from './lib/baselines.js';
+import { coldWarmRatios } from './bspmm-fresh.js';
 import { replayGemms } from './kernel-replay.js';
 import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { localOperands } from '../examples/bspmm/operands.js';
@@ -98,8 +102,15 @@ for (const density of DENSITIES) {
 await ttg.finalize();
 const mpi2_gflops = DENSITIES.map((d) => mpi2(d));
 console.log(`  mpirun -np 2, 1 worker each: ${mpi2_gflops.map((g) => g?.toFixed(1) ?? 'failed').join(', ')} GF/s`);
+// fresh processes: FRESH_ROUNDS each of ttg and of the replay, FRESH_PRODUCTS products in each
+const FRESH_ROUNDS = Number(process.env['BENCH_FRESH_ROUNDS'] ?? 3);
+const FRESH_PRODUCTS = Number(process.env['BENCH_FRESH_PRODUCTS'] ?? 4);
+const fresh = DENSITIES.map((d) => coldWarmRatios(d, FRESH_ROUNDS, FRESH_PRODUCTS, { size: SIZE, tmin: TMIN, tmax: TMAX, seed: SEED }));
+console.log(`  fresh processes, ttg / replay: cold ${fresh.map((f) => f.cold.toFixed(3)).join(', ')}; warm ${fresh.map((f) => f.warm.toFixed(3)).join(', ')}`);
 console.log(JSON.stringify({
   m: SIZE, n: SIZE, k: SIZE, densities: DENSITIES, ttg_gflops: ttg_gflops.map(r3), peak_gflops: r3(peak_gflops),
   peak_ratio: r3(peak_ratio), kernels_gflops: kernels_gflops.map(r3), kernels_peak_ratio: r3(kernels_peak_ratio),
   runtime_ratio: runtime_ratio.map(r3), mpi2_gflops: mpi2_gflops.map((g) => (g === null ? null : r3(g))),
+  runtime_ratio_cold: fresh.map((f) => r3(f.cold)), runtime_ratio_warm: fresh.map((f) => r3(f.warm)),
+  ttg_gflops_cold: fresh.map((f) => r3(f.ttgCold)), ttg_gflops_warm: fresh.map((f) => r3(f.ttgWarm)),
 }));

@@ -1,8 +1,9 @@
 /**
  * The kernels-only bound of a BSpMM product: every GEMM of the plan enqueued straight onto the
  * host backend's streams in the order the graph prefers (k ascending; each C(i,j) always on the
- * same stream, as the graph's stream affinity keeps it), with no task graph, no messages and no JS
- * between kernels. It tells how much of the gap to the tile ceiling is the runtime's and how much
+ * same stream, as the graph's stream affinity keeps it, the C tiles dealt out largest chain first
+ * to the stream with the fewest flops so far), with no task graph, no messages and no JS between
+ * kernels. It tells how much of the gap to the tile ceiling is the runtime's and how much
  * belongs to the tiles themselves (irregular sizes, operands cold from memory).
  */
 import { deviceRuntime } from '../src/device/runtime.js';
@@ -25,6 +26,21 @@ export async function replayGemms(plan: Plan): Promise<number> {
   for (let k = 0; k < kt; k++) for (let j = 0; j < nt; j++) if (s.b[k * nt + j] === 1) B[k * nt + j] = o.b(k, j);
   for (let i = 0; i < mt; i++) for (let j = 0; j < nt; j++) if (plan.chain(i, j).length > 0) C[i * nt + j] = o.c(i, j);
   const all = streams.all;
+  // each C(i,j) to a stream, its whole chain of GEMMs: largest first onto the least-loaded stream
+  const streamOf = new Int32Array(mt * nt);
+  const work = Array.from({ length: mt * nt }, (_, c) => {
+    const t = C[c];
+    let flops = 0;
+    if (t !== undefined) for (const k of plan.chain(Math.floor(c / nt), c % nt)) flops += t.rows * t.cols * A[Math.floor(c / nt) * kt + k]!.cols;
+    return { c, flops };
+  }).filter((w) => w.flops > 0).sort((a, b) => b.flops - a.flops);
+  const load = new Float64Array(all.length);
+  for (const { c, flops } of work) {
+    let best = 0;
+    for (let i = 1; i < load.length; i++) if (load[i]! < load[best]!) best = i;
+    streamOf[c] = best;
+    load[best] += flops;
+  }
   const t0 = performance.now();
   for (let k = 0; k < kt; k++) {
     for (let i = 0; i < mt; i++) {
@@ -35,7 +51,7 @@ export async function replayGemms(plan: Plan): Promise<number> {
         if (b === undefined) continue;
         const c = C[i * nt + j]!;
         // straight onto the stream: the public kernels take only the buffers of a running device task
-        streams.op(all[(i * nt + j) % all.length]!, OpKind.Dgemm, 'NN', c.rows, c.cols, a.cols, 1.0, 1.0,
+        streams.op(all[streamOf[i * nt + j]!]!, OpKind.Dgemm, 'NN', c.rows, c.cols, a.cols, 1.0, 1.0,
           a.buf.host, a.rows, b.buf.host, b.rows, c.buf.host, c.rows, null, 0);
       }
     }

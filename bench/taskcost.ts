@@ -8,6 +8,7 @@
  *   host:      H(k) ──▶ H(k+1)                      a plain body that sends on
  *   async:     A(k) ──▶ A(k+1)                      an async body
  *   device:    D(k) ──▶ D(k+1)                      input(b) → dscal on 8 doubles → kernel(b), host backend
+ *   devfan:    F(0), F(1), … F(n-1)                  the same body, n independent tasks on 64 buffers
  *   broadcast: B(k) ══▶ R(k, 0..15)                 one broadcast to 16 tasks (per receiving task)
  *   join:      S(k) ──▶ J(k) ◀── T(k)               two senders fill a two-input task (per J task)
  *
@@ -20,7 +21,7 @@ import * as ttg from 'ttg';
 
 import { median } from './lib/stats.js';
 
-const KINDS = ['host', 'async', 'device', 'broadcast', 'join'] as const;
+const KINDS = ['host', 'async', 'device', 'devfan', 'broadcast', 'join'] as const;
 type Kind = (typeof KINDS)[number];
 const COLD = 1000;
 const WARM = 20_000;
@@ -35,6 +36,18 @@ function build(kind: Kind): (from: number, n: number) => void {
     const dst = ttg.make_tt((_k: [number, number], _v: number) => {}, [fan], [], { name: 'R' });
     ttg.make_graph_executable(src, dst);
     return (from, n) => { for (let k = from; k < from + n / 16; k++) src.invoke(k, k); };
+  }
+  if (kind === 'devfan') {
+    const bufs = Array.from({ length: 64 }, () => new ttg.Buffer(new Float64Array(8).fill(1)));
+    const go = new ttg.Edge<number, number>('go');
+    const f = ttg.make_tt(function* (k: number) {
+      const b = bufs[k % bufs.length]!;
+      const { stream } = (yield ttg.device.input(b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, 8, 1, b);
+      yield ttg.device.kernel(b);
+    }, [go], [], { name: 'F' });
+    ttg.make_graph_executable(f);
+    return (from, n) => { for (let k = from; k < from + n; k++) f.invoke(k, k); };
   }
   if (kind === 'join') {
     const a = new ttg.Edge<number, number>('a');
