@@ -20,25 +20,24 @@ import { median } from './lib/stats.js';
 /** The product bench:bspmm measures. */
 export interface ProductShape { size: number; tmin: number; tmax: number; seed: number }
 
+/** GF/s of one timed product on `g` (operands made untimed, as in the example). */
+export async function ttgSpmm(plan: Plan, g: ReturnType<typeof make_spmm>): Promise<number> {
+  const operands = localOperands(plan);
+  await ttg.fence();
+  const t0 = performance.now();
+  g.start(operands);
+  ttg.execute();
+  await ttg.fence();
+  return multiplyFlops(plan.s) / ((performance.now() - t0) / 1000) / 1e9;
+}
+
 /** GF/s of `n` products in this process, by ttg or by the kernel replay. */
 async function products(kind: 'ttg' | 'replay', density: number, n: number, shape: ProductShape): Promise<number[]> {
   await ttg.initialize({ device: { backend: 'host' } });
   const plan = new Plan(makeStructure({ m: shape.size, n: shape.size, k: shape.size, tmin: shape.tmin, tmax: shape.tmax, density, seed: shape.seed }), 0, 1);
   const g = kind === 'ttg' ? make_spmm(plan, { onResult: () => {} }) : undefined;
   const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (g === undefined) {
-      out.push(await replayGemms(plan));
-      continue;
-    }
-    const operands = localOperands(plan);
-    await ttg.fence();
-    const t0 = performance.now();
-    g.start(operands);
-    ttg.execute();
-    await ttg.fence();
-    out.push(multiplyFlops(plan.s) / ((performance.now() - t0) / 1000) / 1e9);
-  }
+  for (let i = 0; i < n; i++) out.push(g === undefined ? await replayGemms(plan) : await ttgSpmm(plan, g));
   await ttg.finalize();
   return out;
 }

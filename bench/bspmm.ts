@@ -17,12 +17,11 @@
 import { availableParallelism } from 'node:os';
 import * as ttg from 'ttg';
 import { baselines } from './lib/baselines.js';
-import { coldWarmRatios } from './bspmm-fresh.js';
+import { coldWarmRatios, ttgSpmm } from './bspmm-fresh.js';
 import { replayGemms } from './kernel-replay.js';
 import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
-import { localOperands } from '../examples/bspmm/operands.js';
 import { Plan } from '../examples/bspmm/plan.js';
-import { makeStructure, multiplyFlops } from '../examples/bspmm/sparse.js';
+import { makeStructure } from '../examples/bspmm/sparse.js';
 import { make_spmm } from '../examples/bspmm/spmm.js';
 import { median } from './lib/stats.js';
 
@@ -41,16 +40,6 @@ function structure(density: number) {
   return makeStructure({ m: SIZE, n: SIZE, k: SIZE, tmin: TMIN, tmax: TMAX, density, seed: SEED });
 }
 
-/** One timed product on `g` (operands made untimed, as in the example). */
-async function ttgSpmm(plan: Plan, g: ReturnType<typeof make_spmm>): Promise<number> {
-  const operands = localOperands(plan);
-  await ttg.fence();
-  const t0 = performance.now();
-  g.start(operands);
-  ttg.execute();
-  await ttg.fence();
-  return multiplyFlops(plan.s) / ((performance.now() - t0) / 1000) / 1e9;
-}
 
 /** The ceiling: about 0.2 s of single-threaded 256x256 dgemm per core. */
 const peak = () => baselines().devPeak(256, 200, cores);
