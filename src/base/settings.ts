@@ -77,7 +77,7 @@ export interface NativeSettings {
   poolSpinUs: number;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_* and TTG_DEVICE_WAKE_DEPTH. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH and TTG_POOL_SPIN_US. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
