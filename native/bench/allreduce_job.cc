@@ -8,14 +8,8 @@
 namespace ttg_bench {
 namespace {
 
-struct Job {
-  TtgCommJob head;
-  int count;
-  int iters;
-};
-
 int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, int err_len) {
-  const Job& j = *static_cast<Job*>(ctx);
+  const AllreduceParams& j = params_of<AllreduceParams>(ctx);
   const MPI_Comm comm = *static_cast<const MPI_Comm*>(comm_ptr);
   if (j.count < 1 || j.iters < 1 || max_out < 1) {
     std::snprintf(err, static_cast<std::size_t>(err_len), "allreduce: needs count >= 1 and iters >= 1");
@@ -32,12 +26,6 @@ int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, in
 
 }  // namespace
 
-TtgCommJob* make_allreduce_job(int count, int iters) {
-  auto* j = new Job{TtgCommJob{TTG_COMM_JOB_MAGIC, TTG_SEAMS_VERSION, &run, nullptr}, count, iters};
-  j->head.ctx = j;
-  return &j->head;
-}
-
-void free_allreduce_job(TtgCommJob* job) { delete static_cast<Job*>(job->ctx); }
+TtgCommJob* make_allreduce_job(const AllreduceParams& p) { return make_job(&run, p); }
 
 }  // namespace ttg_bench

@@ -2,13 +2,17 @@
 // bench:allreduce.
 #pragma once
 
-#include "../include/ttg_seams.h"
+#include "owned_job.h"
 
 namespace ttg_bench {
 
+struct AllreduceParams {
+  int count = 0;
+  int iters = 0;
+};
+
 // A job of `iters` timed MPI_Allreduce (sum) calls on `count` doubles, after 10 untimed ones;
-// its result is {seconds per call}. Delete it with free_allreduce_job once it has run.
-TtgCommJob* make_allreduce_job(int count, int iters);
-void free_allreduce_job(TtgCommJob* job);
+// its result is {seconds per call}. Free it with free_job<AllreduceParams> once it has run.
+TtgCommJob* make_allreduce_job(const AllreduceParams& p);
 
 }  // namespace ttg_bench

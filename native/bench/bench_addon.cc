@@ -62,6 +62,14 @@ Napi::Value Checksum(const Napi::CallbackInfo& info) {
   throw Napi::TypeError::New(env, "ttg_bench.checksum: needs an ArrayBufferView");
 }
 
+#if TTG_HAVE_MPI
+// `make(p)` as an External that frees the job when JS lets go of it.
+template <typename P>
+Napi::Value job_value(Napi::Env env, TtgCommJob* (*make)(const P&), const P& p) {
+  return Napi::External<TtgCommJob>::New(env, make(p), [](Napi::Env, TtgCommJob* j) { ttg_bench::free_job<P>(j); });
+}
+#endif
+
 // pingpongJob(peer, bytes, iters, verify): a job for ttg_native's commJob.
 Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
 #if TTG_HAVE_MPI
@@ -71,8 +79,7 @@ Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
   p.bytes = bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
   p.iters = info[2].ToNumber().Int32Value();
   p.verify = info[3].ToBoolean().Value();
-  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_pingpong_job(p),
-                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_pingpong_job(j); });
+  return job_value(info.Env(), &ttg_bench::make_pingpong_job, p);
 #else
   throw Napi::Error::New(info.Env(), "ttg_bench.pingpongJob: built without MPI");
 #endif
@@ -81,8 +88,8 @@ Napi::Value PingpongJob(const Napi::CallbackInfo& info) {
 // stencilJob(kernelNs, steps): a job for ttg_native's commJob.
 Napi::Value StencilJob(const Napi::CallbackInfo& info) {
 #if TTG_HAVE_MPI
-  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_stencil_job(info[0].ToNumber().DoubleValue(), info[1].ToNumber().Int32Value()),
-                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_stencil_job(j); });
+  const ttg_bench::StencilParams p{info[0].ToNumber().DoubleValue(), info[1].ToNumber().Int32Value()};
+  return job_value(info.Env(), &ttg_bench::make_stencil_job, p);
 #else
   throw Napi::Error::New(info.Env(), "ttg_bench.stencilJob: built without MPI");
 #endif
@@ -91,8 +98,8 @@ Napi::Value StencilJob(const Napi::CallbackInfo& info) {
 // allreduceJob(count, iters): a job for ttg_native's commJob.
 Napi::Value AllreduceJob(const Napi::CallbackInfo& info) {
 #if TTG_HAVE_MPI
-  return Napi::External<TtgCommJob>::New(info.Env(), ttg_bench::make_allreduce_job(info[0].ToNumber().Int32Value(), info[1].ToNumber().Int32Value()),
-                                         [](Napi::Env, TtgCommJob* j) { ttg_bench::free_allreduce_job(j); });
+  const ttg_bench::AllreduceParams p{info[0].ToNumber().Int32Value(), info[1].ToNumber().Int32Value()};
+  return job_value(info.Env(), &ttg_bench::make_allreduce_job, p);
 #else
   throw Napi::Error::New(info.Env(), "ttg_bench.allreduceJob: built without MPI");
 #endif

@@ -23,11 +23,6 @@ namespace {
 constexpr int kTag = 7;
 constexpr std::size_t kHuge = std::size_t{2} << 20;
 
-struct Job {
-  TtgCommJob head;
-  PingpongParams p;
-};
-
 // Aligned and backed like ttg's receive pool (whole 2 MiB huge pages from 1 MiB), so that the
 // two loops touch memory of the same kind.
 struct Buffer {
@@ -50,7 +45,7 @@ int fail(char* err, int err_len, const char* what) {
 }
 
 int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, int err_len) {
-  const PingpongParams& p = static_cast<Job*>(ctx)->p;
+  const PingpongParams& p = params_of<PingpongParams>(ctx);
   const MPI_Comm comm = *static_cast<const MPI_Comm*>(comm_ptr);
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -109,12 +104,6 @@ int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, in
 
 }  // namespace
 
-TtgCommJob* make_pingpong_job(const PingpongParams& p) {
-  auto* j = new Job{TtgCommJob{TTG_COMM_JOB_MAGIC, TTG_SEAMS_VERSION, &run, nullptr}, p};
-  j->head.ctx = j;
-  return &j->head;
-}
-
-void free_pingpong_job(TtgCommJob* job) { delete static_cast<Job*>(job->ctx); }
+TtgCommJob* make_pingpong_job(const PingpongParams& p) { return make_job(&run, p); }
 
 }  // namespace ttg_bench

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "../include/ttg_seams.h"
+#include "owned_job.h"
 
 namespace ttg_bench {
 
@@ -15,8 +15,7 @@ struct PingpongParams {
   bool verify = false;
 };
 
-// A job owning its parameters; delete it with free_pingpong_job once it has run.
+// Free the job with free_job<PingpongParams> once it has run.
 TtgCommJob* make_pingpong_job(const PingpongParams& p);
-void free_pingpong_job(TtgCommJob* job);
 
 }  // namespace ttg_bench

@@ -12,14 +12,8 @@ namespace {
 constexpr int kTag = 11;
 constexpr int kWords = 2;  // Task Bench's default output: 16 bytes
 
-struct Job {
-  TtgCommJob head;
-  double kernel_ns;
-  int steps;
-};
-
 int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, int err_len) {
-  const Job& j = *static_cast<Job*>(ctx);
+  const StencilParams& j = params_of<StencilParams>(ctx);
   const MPI_Comm comm = *static_cast<const MPI_Comm*>(comm_ptr);
   if (j.steps < 1 || max_out < 1) {
     std::snprintf(err, static_cast<std::size_t>(err_len), "stencil: needs steps >= 1");
@@ -52,12 +46,6 @@ int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, in
 
 }  // namespace
 
-TtgCommJob* make_stencil_job(double kernel_ns, int steps) {
-  auto* j = new Job{TtgCommJob{TTG_COMM_JOB_MAGIC, TTG_SEAMS_VERSION, &run, nullptr}, kernel_ns, steps};
-  j->head.ctx = j;
-  return &j->head;
-}
-
-void free_stencil_job(TtgCommJob* job) { delete static_cast<Job*>(job->ctx); }
+TtgCommJob* make_stencil_job(const StencilParams& p) { return make_job(&run, p); }
 
 }  // namespace ttg_bench
