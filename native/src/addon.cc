@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "settings.h"
 #include "arrival_batch.h"
@@ -76,6 +77,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   void Deliver(Napi::Env env, Napi::Function fn) {
     Batch b = comm().take();
     pins_.release(b.released);
+    if (!tracked_.empty() && !b.released.empty()) ReportSent(env, b.released);
     // Arrivals first: a collective that completed in the same batch (e.g. a termination wave)
     // must see JS's counters already updated by these messages.
     if (!b.arrivals.empty() && started_ && !fn.IsEmpty()) {
@@ -106,6 +108,9 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   Napi::Value Start(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.start(onArrivals): onArrivals must be a function");
+    if (info.Length() > 1 && !info[1].IsUndefined() && !info[1].IsFunction()) {
+      throw Napi::TypeError::New(env, "ttg_native.start(onArrivals, onSent): onSent must be a function");
+    }
     if (started_ || comm().running()) {
       throw Napi::Error::New(env, g_owner == env ? "ttg_native.start: already started (call finalize first)"
                                                  : "ttg_native.start: the comm thread belongs to another thread's environment");
@@ -124,6 +129,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     started_ = true;
     g_owner = env;
+    sent_fn_ = info.Length() > 1 && info[1].IsFunction() ? Napi::Persistent(info[1].As<Napi::Function>()) : Napi::FunctionReference();
     static const bool at_exit_registered = std::atexit(stop_at_exit) == 0;
     (void)at_exit_registered;
     cleanup_ = env.AddCleanupHook(std::function<void()>([this] { Shutdown(nullptr); }));
@@ -171,11 +177,14 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     // go with the send, are reused once sent, and are detached right after the hand-off (JS
     // cannot run in between), then prepared for their next arrival. Loopback reads the sender's
     // memory, so never there.
+    // Memory that another live hand-off (an earlier send, a receive) still reads is never claimed:
+    // it would be recycled into the next arrival while that one reads it.
     std::vector<std::pair<napi_value, Span>> claimed;
     if (info[4].ToBoolean().Value() && comm().uses_mpi()) {
       for (uint32_t i = 0; i < parts.Length(); ++i) {
         PoolBuf b;
-        if (napi_value ab = PoolLeases::instance().claim(env, parts.Get(i), b)) {
+        auto busy = [this](const void* data, std::size_t cap) { return pins_.covers(data, cap); };
+        if (napi_value ab = PoolLeases::instance().claim(env, parts.Get(i), b, busy)) {
           claimed.emplace_back(ab, Span{b.data, b.bytes});
           cmd.recycle.push_back(std::move(b));
         }
@@ -183,13 +192,33 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     }
     // When the send owns all its memory, nothing in JS needs pinning, and its completion need not
     // wake the JS thread at all (one wake-up less per hop of a moved array).
-    if (cmd.recycle.size() < parts.Length()) cmd.pin = pins_.pin(parts);
+    std::uint64_t pin = 0;
+    if (cmd.recycle.size() < parts.Length()) {
+      pin = cmd.pin = pins_.pin(parts, cmd.parts);
+      if (info[6].ToBoolean().Value()) tracked_.insert(pin);
+    }
     comm().enqueue(std::move(cmd));
     for (auto& [ab, mem] : claimed) {
       PoolLeases::detach(env, ab);
       PoolLeases::instance().prepare(env, mem.data, mem.bytes);
     }
-    return env.Undefined();
+    return Napi::Number::New(env, static_cast<double>(pin));
+  }
+
+  // Tells JS which of the sends it asked about (send's `track`) no longer read their memory.
+  void ReportSent(Napi::Env env, const std::vector<std::uint64_t>& released) {
+    std::vector<double> done;
+    for (std::uint64_t id : released) {
+      if (tracked_.erase(id) != 0) done.push_back(static_cast<double>(id));
+    }
+    if (done.empty() || sent_fn_.IsEmpty()) return;
+    Napi::Float64Array ids = Napi::Float64Array::New(env, done.size());
+    std::copy(done.begin(), done.end(), ids.Data());
+    try {
+      sent_fn_.Call({ids});
+    } catch (const Napi::Error& e) {
+      napi_fatal_exception(env, e.Value());
+    }
   }
 
   Napi::Value Recv(const Napi::CallbackInfo& info) {
@@ -237,7 +266,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.tag = m.tag;
     cmd.loop_src = m.loop_src;
     cmd.loop_pin = m.loop_pin;
-    cmd.pin = pins_.pin(views);
+    cmd.pin = pins_.pin(views, cmd.parts);
     pending_.erase(it);
     comm().enqueue(std::move(cmd));
     return Napi::Boolean::New(env, false);
@@ -289,7 +318,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (!started_) return Collective(env, std::move(cmd), "bcast");
     Napi::Array views = Napi::Array::New(env, 1);
     views[0u] = info[0];
-    cmd.pin = pins_.pin(views);
+    cmd.pin = pins_.pin(views, {cmd.buf});
     return Collective(env, std::move(cmd), "bcast");
   }
 
@@ -376,6 +405,9 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       batcher_.abandon();
     }
     pins_.clear();
+    tracked_.clear();
+    if (env != nullptr) sent_fn_.Reset();
+    else sent_fn_.SuppressDestruct();
     promises_.clear();
     pending_.clear();
     waker_.close(env != nullptr);
@@ -442,6 +474,8 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   Napi::Env::CleanupHook<std::function<void()>> cleanup_;
   std::uint64_t promise_seq_ = 0;
   JsPins pins_;
+  std::unordered_set<std::uint64_t> tracked_;  // pins of sends whose completion JS wants to hear of
+  Napi::FunctionReference sent_fn_;             // start's onSent
   std::unordered_map<std::uint64_t, PendingPromise> promises_;
   PendingMsgs pending_;
 };

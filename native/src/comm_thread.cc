@@ -126,29 +126,42 @@ void CommThread::run(bool use_mpi) {
     }
     Batch b;
     bool active = !sends.empty() || !recvs.empty() || !colls.empty();
-    try {
-      for (SendCmd& c : sends) transport_->send(std::move(c), b);
-      for (RecvCmd& c : recvs) transport_->recv(std::move(c), b);
-    } catch (const std::exception& e) {
-      b.arrivals.push_back(error_arrival(e.what()));
+    // One failed command must not drop the others of its pass (they are counted as sent in JS).
+    for (SendCmd& c : sends) {
+      try {
+        transport_->send(std::move(c), b);
+      } catch (const std::exception& e) {
+        b.arrivals.push_back(error_arrival(e.what()));
+      }
+    }
+    for (RecvCmd& c : recvs) {
+      try {
+        transport_->recv(std::move(c), b);
+      } catch (const std::exception& e) {
+        b.arrivals.push_back(error_arrival(e.what()));
+      }
     }
     const auto now = colls.empty() && deferred_.empty() ? Clock::time_point{} : Clock::now();
     for (CollCmd& c : colls) {
       const auto due = now + std::chrono::microseconds(c.delay_us);
-      deferred_.emplace_back(due, std::move(c));
+      deferred_[c.comm].emplace_back(due, std::move(c));
     }
-    // In call order: a later collective never overtakes a delayed one (MPI needs the same order
-    // on every rank).
-    while (!deferred_.empty() && deferred_start(last_active) <= now) {
-      CollCmd c = std::move(deferred_.front().second);
-      deferred_.pop_front();
-      active = true;
-      const std::uint64_t promise = c.promise;
-      try {
-        transport_->collective(std::move(c), b);
-      } catch (const std::exception& e) {
-        b.completions.push_back(Completion{promise, false, {}, e.what()});
+    // In call order per communicator: a later collective never overtakes a delayed one (MPI needs
+    // the same order on every rank); communicators do not wait for each other.
+    for (auto it = deferred_.begin(); it != deferred_.end();) {
+      auto& q = it->second;
+      while (!q.empty() && start_of(q.front(), last_active) <= now) {
+        CollCmd c = std::move(q.front().second);
+        q.pop_front();
+        active = true;
+        const std::uint64_t promise = c.promise;
+        try {
+          transport_->collective(std::move(c), b);
+        } catch (const std::exception& e) {
+          b.completions.push_back(Completion{promise, false, {}, e.what()});
+        }
       }
+      it = q.empty() ? deferred_.erase(it) : std::next(it);
     }
     sends.clear();
     recvs.clear();
@@ -187,7 +200,9 @@ void CommThread::run(bool use_mpi) {
   g_after_kernel.store(nullptr, std::memory_order_relaxed);
   g_running.store(nullptr, std::memory_order_release);
   Batch last;
-  for (auto& [due, c] : deferred_) last.completions.push_back(Completion{c.promise, false, {}, "finalized before it started"});
+  for (auto& [comm, q] : deferred_) {
+    for (auto& [due, c] : q) last.completions.push_back(Completion{c.promise, false, {}, "finalized before it started"});
+  }
   deferred_.clear();
   try {
     transport_->shutdown(last);
@@ -201,15 +216,24 @@ void CommThread::run(bool use_mpi) {
   outbox_.append(std::move(last));
 }
 
-std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {
-  const auto& [due, c] = deferred_.front();
+std::chrono::steady_clock::time_point CommThread::start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active) {
+  const auto& [due, c] = d;
   if (c.quiet_us == 0) return due;
   return std::min(due, last_active + std::chrono::microseconds(c.quiet_us));
+}
+
+std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {
+  auto first = std::chrono::steady_clock::time_point::max();
+  for (const auto& [comm, q] : deferred_) first = std::min(first, start_of(q.front(), last_active));
+  return first;
 }
 
 void CommThread::poke_running() {
   CommThread* c = g_running.load(std::memory_order_acquire);
   if (c == nullptr || c->poked_.exchange(true, std::memory_order_relaxed)) return;
+  // Taking the mutex orders this poke with the waiter's check of poked_: without it the notify
+  // can fall between that check and the wait, and the wake-up is lost.
+  { std::lock_guard<std::mutex> lk(c->in_mu_); }
   c->in_cv_.notify_one();
 }
 

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -70,9 +71,13 @@ class CommThread {
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
-  // Collectives waiting for their start time (comm thread only), in call order.
-  std::deque<std::pair<std::chrono::steady_clock::time_point, CollCmd>> deferred_;
-  // When the first deferred collective starts, given the last pass that saw traffic.
+  // A collective waiting for its start time.
+  using Deferred = std::pair<std::chrono::steady_clock::time_point, CollCmd>;
+  // Collectives waiting for their start time (comm thread only), by communicator, in call order.
+  std::map<int, std::deque<Deferred>> deferred_;
+  // When `d` starts, given the last pass that saw traffic.
+  static std::chrono::steady_clock::time_point start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active);
+  // When the first deferred collective of any communicator starts (max() when none waits).
   std::chrono::steady_clock::time_point deferred_start(std::chrono::steady_clock::time_point last_active) const;
   std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued

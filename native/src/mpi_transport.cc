@@ -23,6 +23,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <stdexcept>
 
 #include "mpi_check.h"
@@ -153,12 +155,22 @@ class MpiTransport final : public Transport {
       ps.pin = 0;
     }
     ps.reqs.resize(1 + (eager ? 0 : cmd.parts.size()), MPI_REQUEST_NULL);
-    TTG_CHECK_MPI(MPI_Isend(ps.envelope.get(), static_cast<int>(ps.envelope.size), MPI_BYTE, cmd.dest, kHeaderTag,
-                            hdr_, &ps.reqs[0]));
+    const int rc = MPI_Isend(ps.envelope.get(), static_cast<int>(ps.envelope.size), MPI_BYTE, cmd.dest, kHeaderTag,
+                             hdr_, &ps.reqs[0]);
+    if (rc != MPI_SUCCESS) {
+      if (ps.pin) out.released.push_back(ps.pin);  // nothing reads the parts: they go back to JS
+      TTG_CHECK_MPI(rc);
+    }
     if (!eager) {
       for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
-        TTG_CHECK_MPI(MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
-                                data_, &ps.reqs[1 + i]));
+        const int rc = MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
+                                 data_, &ps.reqs[1 + i]);
+        if (rc != MPI_SUCCESS) {
+          // The requests already started still read the envelope and the parts: they stay owned
+          // (pending) until MPI is done with them, and only then is the pin given back.
+          sends_.push_back(std::move(ps));
+          TTG_CHECK_MPI(rc);
+        }
       }
     }
     stats_.sent_msgs++;
@@ -200,17 +212,26 @@ class MpiTransport final : public Transport {
       out.completions.push_back(run_comm_job(cmd, &comm));
       return;
     }
-    // Moving PendingColl later keeps values.data() where MPI was told to write.
-    PendingColl pc{std::move(cmd), MPI_REQUEST_NULL};
+    // A deque never moves its elements, so values.data() stays where MPI was told to write.
+    const int id = cmd.comm;
+    std::deque<PendingColl>& q = colls_[id];
+    q.push_back(PendingColl{std::move(cmd), MPI_REQUEST_NULL});
+    PendingColl& pc = q.back();
+    int rc = MPI_SUCCESS;
     if (pc.cmd.kind == CollKind::Allreduce) {
-      TTG_CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()),
-                                   MPI_DOUBLE, mpi_op(pc.cmd.op), comm, &pc.req));
+      rc = MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()), MPI_DOUBLE,
+                          mpi_op(pc.cmd.op), comm, &pc.req);
     } else if (pc.cmd.kind == CollKind::Bcast) {
-      TTG_CHECK_MPI(MPI_Ibcast(pc.cmd.buf.data, static_cast<int>(pc.cmd.buf.bytes), MPI_BYTE, pc.cmd.root, comm, &pc.req));
+      rc = MPI_Ibcast(pc.cmd.buf.data, static_cast<int>(pc.cmd.buf.bytes), MPI_BYTE, pc.cmd.root, comm, &pc.req);
     } else {
-      TTG_CHECK_MPI(MPI_Ibarrier(comm, &pc.req));
+      rc = MPI_Ibarrier(comm, &pc.req);
     }
-    colls_.push_back(std::move(pc));
+    if (rc == MPI_SUCCESS) return;
+    // Not started: a null request would read as done, so it leaves the queue (and its pin goes back).
+    if (pc.cmd.pin) out.released.push_back(pc.cmd.pin);
+    q.pop_back();
+    if (q.empty()) colls_.erase(id);
+    TTG_CHECK_MPI(rc);
   }
 
   // New headers last: a payload that probe_headers has just received is published (and JS woken)
@@ -227,17 +248,7 @@ class MpiTransport final : public Transport {
         ++i;
       }
     }
-    // Plain messages are announced once their payload is in; in header order when they can.
-    for (std::size_t i = 0; i < pre_.size();) {
-      if (test_all(pre_[i].reqs)) {
-        for (const PoolBuf& b : pre_[i].arrival.pre) stats_.recv_bytes += b.bytes;
-        out.arrivals.push_back(std::move(pre_[i].arrival));
-        pre_.erase(pre_.begin() + static_cast<std::ptrdiff_t>(i));
-        any = true;
-      } else {
-        ++i;
-      }
-    }
+    any = publish_in_order(out) || any;
     // Receives complete in posting order when they can, so 'recvd' events stay in a stable order.
     for (std::size_t i = 0; i < recvs_.size();) {
       if (test_all(recvs_[i].reqs)) {
@@ -253,18 +264,24 @@ class MpiTransport final : public Transport {
         ++i;
       }
     }
-    // Collectives are started in program order on every rank, so they finish in that order too.
-    while (!colls_.empty()) {
-      int done = 0;
-      TTG_CHECK_MPI(MPI_Test(&colls_.front().req, &done, MPI_STATUS_IGNORE));
-      if (!done) break;
-      Completion c;
-      c.promise = colls_.front().cmd.promise;
-      c.values = std::move(colls_.front().cmd.values);
-      if (colls_.front().cmd.pin) out.released.push_back(colls_.front().cmd.pin);
-      out.completions.push_back(std::move(c));
-      colls_.erase(colls_.begin());
-      any = true;
+    // A communicator's collectives are started in program order on every rank, so they finish in
+    // that order too; each communicator is reported on its own, so that one world's pending fence
+    // wave never holds back another world's finished collective.
+    for (auto it = colls_.begin(); it != colls_.end();) {
+      std::deque<PendingColl>& q = it->second;
+      while (!q.empty()) {
+        int done = 0;
+        TTG_CHECK_MPI(MPI_Test(&q.front().req, &done, MPI_STATUS_IGNORE));
+        if (!done) break;
+        Completion c;
+        c.promise = q.front().cmd.promise;
+        c.values = std::move(q.front().cmd.values);
+        if (q.front().cmd.pin) out.released.push_back(q.front().cmd.pin);
+        out.completions.push_back(std::move(c));
+        q.pop_front();
+        any = true;
+      }
+      it = q.empty() ? colls_.erase(it) : std::next(it);
     }
     return probe_headers(out) || any;
   }
@@ -299,11 +316,13 @@ class MpiTransport final : public Transport {
       std::fprintf(stderr, "ttg_native: rank %d finalizing with %zu sends and %zu collectives unfinished\n", rank_,
                    sends_.size(), colls_.size());
     }
+    // A freed request's send may still read its memory until MPI_Finalize: its envelope is leaked
+    // and its pin kept (never handed back to JS), so nothing frees what MPI reads.
     for (PendingSend& s : sends_) {
       for (MPI_Request& q : s.reqs) {
         if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
       }
-      if (s.pin) out.released.push_back(s.pin);
+      new PendingSend(std::move(s));
     }
     sends_.clear();
     recvs_.clear();
@@ -337,16 +356,49 @@ class MpiTransport final : public Transport {
           TTG_CHECK_MPI(MPI_Irecv(pp.arrival.pre[i].data, static_cast<int>(pp.arrival.sizes[i]), MPI_BYTE,
                                   st.MPI_SOURCE, pp.arrival.tag, data_, &pp.reqs[i]));
         }
-        if (test_all(pp.reqs)) {
+        if (!waiting_from(st.MPI_SOURCE) && test_all(pp.reqs)) {
           for (const PoolBuf& b : pp.arrival.pre) stats_.recv_bytes += b.bytes;
           out.arrivals.push_back(std::move(pp.arrival));
           // a large payload just came in: hand it over now; later headers wait for the next pass
           return true;
         }
         pre_.push_back(std::move(pp));
+      } else if (waiting_from(st.MPI_SOURCE)) {
+        // an earlier message of the same sender is still being received: this one waits behind it
+        pre_.push_back(PendingPre{std::move(a), {}});
       } else {
         out.arrivals.push_back(std::move(a));
       }
+      any = true;
+    }
+    return any;
+  }
+
+  // Whether a message from `src` waits in pre_ (its payload not all in, or behind one that is not).
+  bool waiting_from(int src) const {
+    for (const PendingPre& p : pre_) {
+      if (p.arrival.src == src) return true;
+    }
+    return false;
+  }
+
+  // Announces the messages of pre_ whose payload is in, keeping each sender's order: a message
+  // waits while an earlier one from the same sender is still being received.
+  bool publish_in_order(Batch& out) {
+    if (pre_.empty()) return false;
+    bool any = false;
+    blocked_.assign(static_cast<std::size_t>(size_), 0);
+    for (std::size_t i = 0; i < pre_.size();) {
+      PendingPre& p = pre_[i];
+      char& blocked = blocked_[static_cast<std::size_t>(p.arrival.src)];
+      if (blocked || !(p.reqs.empty() || test_all(p.reqs))) {
+        blocked = 1;
+        ++i;
+        continue;
+      }
+      for (const PoolBuf& b : p.arrival.pre) stats_.recv_bytes += b.bytes;
+      out.arrivals.push_back(std::move(p.arrival));
+      pre_.erase(pre_.begin() + static_cast<std::ptrdiff_t>(i));
       any = true;
     }
     return any;
@@ -413,8 +465,11 @@ class MpiTransport final : public Transport {
   std::uint64_t next_id_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<PendingRecv> recvs_;
+  // Messages not yet announced, in header order: plain ones being received, and any later one of
+  // the same sender (per-sender order is what the runtime promises).
   std::vector<PendingPre> pre_;
-  std::vector<PendingColl> colls_;
+  std::vector<char> blocked_;  // publish_in_order's scratch: a sender with an earlier message pending
+  std::map<int, std::deque<PendingColl>> colls_;  // by communicator
 };
 
 }  // namespace

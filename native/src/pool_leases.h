@@ -42,10 +42,12 @@ class PoolLeases {
     return Napi::Value(env, ab);
   }
 
-  // If `view` lies in a lent buffer: takes the buffer's ownership into `out` (the caller gives it
-  // back once nothing reads the memory any more) and returns its ArrayBuffer, which the caller
-  // must detach() before JS runs again; else returns nullptr.
-  napi_value claim(Napi::Env env, Napi::Value view, PoolBuf& out) {
+  // If `view` lies in a lent buffer that `busy(data, cap)` says nothing else reads: takes the
+  // buffer's ownership into `out` (the caller gives it back once nothing reads the memory any
+  // more) and returns its ArrayBuffer, which the caller must detach() before JS runs again; else
+  // returns nullptr.
+  template <typename Busy>
+  napi_value claim(Napi::Env env, Napi::Value view, PoolBuf& out, Busy busy) {
     napi_value ab;
     if (view.IsTypedArray()) {
       NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, view, nullptr, nullptr, nullptr, &ab, nullptr), nullptr);
@@ -60,6 +62,7 @@ class PoolLeases {
     auto it = live_.find(data);
     if (it == live_.end()) return nullptr;
     Lease* lease = it->second;
+    if (busy(lease->data, lease->cap)) return nullptr;
     lease->transferred = true;
     live_.erase(it);
     out.adopt(lease->data, lease->cap, bytes);

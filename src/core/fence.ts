@@ -1,7 +1,7 @@
 /**
  * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
  */
-import { Errors } from '../base/errors.js';
+import { Errors, TtgError } from '../base/errors.js';
 import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
@@ -41,10 +41,11 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   try {
     await Promise.race([transport.quiesce(() => settleLocal(rt)), dog.hung]);
   } catch (e) {
-    // a hang (or a world that hung before): nothing of this run can complete any more
-    rt.scheduler.takeError();
+    // a hang (or a world that hung before): nothing of this run can complete any more; an error
+    // recorded meanwhile (a failed send, a lost message) is likely why, so the hang carries it
+    const recorded = rt.scheduler.takeError();
     clearPending(rt);
-    throw e;
+    throw recorded !== undefined && e instanceof TtgError && e.code === 'E_HANG' && e.cause === undefined ? withCause(e, recorded) : e;
   } finally {
     dog.stop();
   }
@@ -73,4 +74,9 @@ async function settleLocal(rt: Runtime): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (s.isIdle()) return;
   }
+}
+
+/** `e` again, with `cause` as its cause. */
+function withCause(e: TtgError, cause: TtgError): TtgError {
+  return new TtgError(e.code, e.detail, { tt: e.tt, terminal: e.terminal, key: e.key, rank: e.rank, cause });
 }

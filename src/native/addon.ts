@@ -116,6 +116,9 @@ export const enum PayloadMode {
  */
 export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => void;
 
+/** Called on the JS thread with the pins of tracked sends whose memory the comm thread no longer reads. */
+export type SentCallback = (pins: Float64Array) => void;
+
 /** The `extra` argument of an {@link ArrivalsCallback}. */
 export type ArrivalExtra = unknown[] | ArrayBuffer | undefined;
 
@@ -198,7 +201,7 @@ export interface NativeAddon {
    * thread keeps the event loop alive until {@link NativeAddon.finalize} or
    * {@link NativeAddon.keepAlive}(false).
    */
-  start(onArrivals: ArrivalsCallback): NativeWorld;
+  start(onArrivals: ArrivalsCallback, onSent?: SentCallback): NativeWorld;
   /**
    * Enqueues an active message to `dest`. The header is copied; the `parts` are sent from
    * their own memory, so they must not be modified until the receiver has them (the addon
@@ -208,9 +211,12 @@ export interface NativeAddon {
    * up; those that lie in receive buffers the addon lent (an arrival's `buffers`) are detached at
    * once and their memory receives later messages after this send (ignored without MPI).
    * `copy`: the parts (at most 1 MiB in all) are copied before this returns, so their memory may
-   * be reused at once; nothing is pinned (`transfer` is then ignored).
+   * be reused at once; nothing is pinned (`transfer` is then ignored). Memory that a live pin
+   * still covers (an earlier send or receive) is never transferred, only pinned.
+   * Returns the pin that keeps the parts until the comm thread no longer reads them (0: nothing
+   * pinned); with `track`, its id reaches {@link start}'s `onSent` once that is so.
    */
-  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean, transfer?: boolean, copy?: boolean): void;
+  send(dest: number, header: ArrayBufferView, parts: ArrayBufferView[], plain?: boolean, transfer?: boolean, copy?: boolean, track?: boolean): number;
   /**
    * Receives the payload of message `id` directly into `views` (byte lengths must match `sizes`).
    * With `inline` true, a payload that is already in this process (small messages travel inside

@@ -1,15 +1,16 @@
 /**
  * This process's MPI endpoint: the addon's comm thread, shared by every world of the process.
  * It reads the batches of arrivals and hands each message to the transport of its world. A
- * message of a split world carries the world's id in a byte after its header, flagged by bit 7
- * of the header's second byte (phase.ts uses bit 6; neither header kind sets either); the default
- * world's messages carry nothing extra. Point-to-point traffic of every world uses the job's
+ * message of a split world carries the receiver's id of the world in a byte after its header,
+ * flagged by bit 7 of the header's second byte (phase.ts uses bit 6; neither header kind sets
+ * either); the default world's messages carry nothing extra. Point-to-point traffic of every world uses the job's
  * communicators with job ranks; a split world's collectives use its own communicator.
  */
 import { Errors, type TtgError } from '../base/errors.js';
 import { jsPollUs } from '../base/settings.js';
 import { abortJobOnFailedExit } from './exit-on-error.js';
 import { ArrivalField, ArrivalKind, lentBuffers, PayloadMode, type ArrivalExtra, type NativeAddon } from '../native/addon.js';
+import { InFlight } from './in-flight.js';
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
 const NO_SIZES = new Float64Array(0);
@@ -63,8 +64,10 @@ export class MpiEndpoint {
   /** Which world receives the payload of message id. */
   private readonly receiving = new Map<number, WorldReceiver>();
   private holds = 0;
-  /** Lowest world id this process has not used. */
-  nextWorldId = 1;
+  /** Values that sends in flight still read (they count as holders for copy-on-write). */
+  readonly inFlight = new InFlight();
+  /** World ids in use here, and those reserved by a split in progress. */
+  private readonly worldIds = new Set<number>([0]);
   finalized = false;
   /** Set when a world gave up on a hang: the job must end with an abort. */
   broken: TtgError | undefined = undefined;
@@ -82,21 +85,46 @@ export class MpiEndpoint {
   };
 
   constructor(readonly native: NativeAddon) {
-    const w = native.start(this.onBatchFn);
+    const w = native.start(this.onBatchFn, (pins) => this.inFlight.done(pins));
     this.rank = w.rank;
     this.size = w.size;
     native.keepAlive(false);
     // A rank leaving on an error must take the job down, not wait in MPI_Finalize for the others.
     // After a hang a collective may be pending forever, so MPI_Finalize could block: abort too.
+    // So does any rank of several that leaves before finalize(): the others would wait for it in
+    // a fence (it never votes) or in MPI_Finalize.
     abortJobOnFailedExit({
       rank: this.rank,
-      mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined),
+      mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined || this.size > 1),
       abort: (code) => native.abort(code),
     });
   }
 
-  /** Routes world `id`'s messages to `w`, including those that arrived before it was made here. */
+  /**
+   * The lowest world id neither used here nor reserved by a split in progress; it stays reserved
+   * until {@link addWorld} or {@link unreserve}. Ids are this process's own: a sender marks a
+   * message with the id its receiver chose for the world (world-split.ts). It may exceed
+   * {@link MAX_WORLD_ID}; the split then fails on every member.
+   */
+  reserveWorldId(): number {
+    let id = 1;
+    while (this.worldIds.has(id)) id++;
+    this.worldIds.add(id);
+    return id;
+  }
+
+  /** Gives back an id that {@link reserveWorldId} reserved and that no world took. */
+  unreserve(id: number): void {
+    if (!this.worlds.has(id)) this.worldIds.delete(id);
+  }
+
+  /**
+   * Routes world `id`'s messages to `w`, including those that arrived before it was made here.
+   * An id already routed is a bug of the split protocol: it throws rather than replace a world.
+   */
   addWorld(id: number, w: WorldReceiver): void {
+    if (this.worlds.has(id)) throw Errors.transport(`world id ${id} is already in use on this rank`, this.rank);
+    this.worldIds.add(id);
     this.worlds.set(id, w);
     const early = this.early.get(id);
     if (early === undefined) return;

@@ -1,6 +1,7 @@
 /**
- * How a rank that fails leaves an MPI job: it prints its error, then aborts the whole job, so that
- * the other ranks do not wait for it in a fence or in MPI_Finalize. Node emits 'exit' before it
+ * How a rank that fails, or leaves before `finalize()`, leaves an MPI job: it prints its error (or
+ * that it left early), then aborts the whole job, so that the other ranks do not wait for it in a
+ * fence or in MPI_Finalize. Node emits 'exit' before it
  * prints an uncaught error, and the abort never returns, so Node's own report would never be
  * written: this module writes it instead (docs/design/exit-on-error.md).
  */
@@ -39,6 +40,7 @@ export function abortJobOnFailedExit(job: JobExit): void {
   process.on('exit', (code) => {
     if (!job.mustAbort(code)) return;
     if (fatal !== undefined) writeAll(2, formatFatal(fatal.error, job.rank));
+    else if (code === 0) writeAll(2, `ttg rank ${job.rank}: the process exited without ttg.finalize(); ending the job, since the other ranks would wait for this one\n`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ABORT_DELAY_MS);
     job.abort(code === 0 ? 1 : code);
   });

@@ -28,6 +28,8 @@ import { announcedError, encodeFailure, FailureNotice, unannounced } from './fai
 import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from '../core/wire.js';
+import { InOrder, type Step } from './in-order.js';
+import { release, retain } from '../core/cow.js';
 
 /**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are
@@ -49,8 +51,17 @@ export class MpiTransport implements Transport, WorldReceiver {
   private sent = 0;
   /** Messages received and fully handled. */
   private received = 0;
-  /** Headers whose payload is still being received, by native message id. */
-  private readonly receiving = new Map<number, { src: number; decoded: DecodedMessage<WireMessage>; tail: Tail | undefined; phase: number }>();
+  /** Deliveries of messages whose payload is still being received, by native message id. */
+  private readonly receiving = new Map<number, Step>();
+  /** Each sender's messages, delivered in the order it sent them (lanes: world ranks). */
+  private readonly arrivals = new InOrder((e) => this.onError(e));
+  /** Sends to each rank, handed to the addon in the order the program made them (lanes: world ranks). */
+  private readonly departures = new InOrder((e) => this.host.fail(Errors.handling(e, this.rank)));
+  /**
+   * Messages of this phase that wait until the code after the fence that opened it has run (the
+   * held messages of the next phase come first); undefined when none wait.
+   */
+  private opening: Array<() => void> | undefined = undefined;
   /** This rank's phase; holds messages of the next one while a fence ends. */
   private readonly phase = new PhaseGate();
   private readonly failureNotice = new FailureNotice();
@@ -73,7 +84,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   private holding = false;
 
   /** The default world's transport over `endpoint`, or (with `place`) a split world's. */
-  constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [] }) {
+  constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [], ids: [] }) {
     this.native = endpoint.native;
     this.traceChunks = new TraceChunks(place.id === 0 ? endpoint.size : place.members.length);
     this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFile() !== undefined ? Trail.Trace : 0);
@@ -128,20 +139,20 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.ship(dest, msg, transfer);
       return;
     }
-    // counted now so that no fence can end before the deferred send has left
+    // counted now so that no fence can end before the deferred send has left; later sends to
+    // `dest` wait behind it (a stream's end must not overtake its values)
     this.sent++;
     const sender = host.sender();
+    const step = this.departures.wait(dest, () => {});
     wait.then(() => {
       this.sent--;
       // the send's errors name the task that made it, and fail the run like a send made at once
-      try {
-        host.withSender(sender, () => this.ship(dest, msg));
-      } catch (e) {
-        host.fail(Errors.handling(e, this.rank));
-      }
+      step.run = () => host.withSender(sender, () => this.ship(dest, msg, false, step));
+      this.departures.ready(step);
     }, (e: unknown) => {
       this.sent--;
       host.fail(e instanceof TtgError ? e : Errors.transport(`moving data to host before a send failed: ${String(e)}`, this.rank, e));
+      this.departures.ready(step);
     });
   }
 
@@ -217,27 +228,46 @@ export class MpiTransport implements Transport, WorldReceiver {
     }
   }
 
+  /**
+   * The next phase starts: its messages that arrived during the fence are handed over, then the
+   * ones that come meanwhile, after the code that follows the fence has run up to its next await
+   * (a macrotask later: the fence's promise and its continuation settle first).
+   */
   endFence(): void {
-    for (const deliver of this.phase.next()) {
-      try {
-        deliver();
-      } catch (e) {
-        this.host.fail(Errors.handling(e, this.rank));
-      }
-    }
+    const held = this.phase.next();
+    if (this.opening !== undefined) this.opening.push(...held);
+    if (held.length === 0 || this.opening !== undefined) return;
+    this.opening = held;
+    setImmediate(() => {
+      const list = this.opening!;
+      this.opening = undefined;
+      this.batch(() => {
+        for (const deliver of list) {
+          try {
+            deliver();
+          } catch (e) {
+            this.host.fail(Errors.handling(e, this.rank));
+          }
+        }
+      });
+    });
   }
 
   /** MPI_Comm_split of this world (collective over it); see world-split.ts. */
   async split(color: number, key: number): Promise<MpiTransport | undefined> {
+    // a fence that gave up may have left a wave pending on this world's communicator
+    if (this.broken !== undefined) throw this.broken;
     const place = await splitPlace(this.endpoint, this.place, this.rank, this.size, this.toJob, color, key);
     return place === undefined ? undefined : new MpiTransport(this.endpoint, place);
   }
 
   reduce(values: Float64Array, op: ReduceOp): Promise<Float64Array> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
     return this.whileHeld(this.native.allreduce(values, 0, this.place.comm, REDUCE_CODES[op]));
   }
 
   bcast(bytes: Uint8Array, root: number): Promise<void> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
     return this.whileHeld(this.native.bcast(bytes, root, this.place.comm));
   }
 
@@ -272,8 +302,12 @@ export class MpiTransport implements Transport, WorldReceiver {
     return { sent: this.sent, received: this.received, deferred: this.phase.deferred };
   }
 
-  /** `transfer`: the message carries a moved value whose received memory the addon may reuse. */
-  private ship(dest: number, msg: WireMessage, transfer = false): void {
+  /**
+   * Encodes and sends a counted message; it waits behind an earlier send to `dest` that is not
+   * out yet (`step`: it is that send). `transfer`: the message carries a moved value whose
+   * received memory the addon may reuse. The value of an Input stays held while it is sent.
+   */
+  private ship(dest: number, msg: WireMessage, transfer = false, step?: Step): void {
     let bytes: Uint8Array;
     let parts: ArrayBufferView[];
     let plain: boolean;
@@ -285,8 +319,21 @@ export class MpiTransport implements Transport, WorldReceiver {
     stampPhase(bytes, this.phase.bit);
     if (this.trail !== 0) bytes = addTrailer(this.trail, tracer, dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
-    this.hand(dest, bytes, parts, plain, transfer);
+    const held = msg[0] === Wire.Input ? msg[2] : undefined;
     this.sent++;
+    if (step === undefined && this.departures.busy(dest)) {
+      // encoded now, its parts read later: the value is held meanwhile
+      retain(held);
+      this.departures.now(dest, () => {
+        try {
+          this.hand(dest, bytes, parts, plain, transfer, held);
+        } finally {
+          release(held);
+        }
+      });
+    } else {
+      this.hand(dest, bytes, parts, plain, transfer, held);
+    }
   }
 
   /** Sends a message that termination detection does not count (failure, vote, trace). */
@@ -295,14 +342,18 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.hand(dest, bytes, parts, plain, false);
   }
 
-  /** Gives a message to the addon, addressed in the job's ranks and marked with this world. */
-  private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean): void {
+  /**
+   * Gives a message to the addon, addressed in the job's ranks and marked with the receiver's id
+   * of this world. `held`: a value that counts as held while the addon reads its memory.
+   */
+  private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean, held?: unknown): void {
     const toJob = this.toJob;
     if (toJob !== undefined) {
+      bytes = withWorld(bytes, this.place.ids[dest]!);
       dest = toJob[dest]!;
-      bytes = withWorld(bytes, this.place.id);
     }
-    handOff(this.native, dest, bytes, parts, plain, transfer);
+    const pin = handOff(this.native, dest, bytes, parts, plain, transfer, held !== undefined);
+    if (held !== undefined) this.endpoint.inFlight.hold(pin, held);
   }
 
   /** A message of this world from the endpoint. */
@@ -346,13 +397,13 @@ export class MpiTransport implements Transport, WorldReceiver {
       return;
     }
     if (sizes.length === 0 && decoded.parts.length === 0) {
-      this.deliver(src, decoded, tail, phase);
+      this.inOrder(src, decoded, tail, phase);
       return;
     }
     if (buffers !== undefined) {
       // plain typed arrays, already received by the comm thread: the arrays are views of them
       payloadProbe.onRecv?.(decoded.parts);
-      this.deliver(src, decoded, tail, phase);
+      this.inOrder(src, decoded, tail, phase);
       return;
     }
     const ok = sizes.length === decoded.parts.length && sizes.every((n, i) => n === decoded.parts[i]!.byteLength);
@@ -365,22 +416,29 @@ export class MpiTransport implements Transport, WorldReceiver {
     if (eager !== undefined) {
       // A small payload rode in the header message: one copy, into the arrays that keep it.
       copyPartsFrom(eager, decoded.parts);
-      this.deliver(src, decoded, tail, phase);
+      this.inOrder(src, decoded, tail, phase);
       return;
     }
     // Loopback: the payload is in this process and is copied into the arrays right here.
-    if (this.native.recv(id, decoded.parts, true)) this.deliver(src, decoded, tail, phase);
+    if (this.native.recv(id, decoded.parts, true)) this.inOrder(src, decoded, tail, phase);
     else {
-      this.receiving.set(id, { src, decoded, tail, phase });
+      // later messages of this sender wait until this one is delivered
+      this.receiving.set(id, this.arrivals.wait(src, () => this.deliver(src, decoded, tail, phase)));
       this.endpoint.expectPayload(id, this);
     }
   }
 
+  /** Delivers now, or after the messages of `src` that wait for their payload (no closure unless one waits). */
+  private inOrder(src: number, decoded: DecodedMessage<WireMessage>, tail: Tail | undefined, phase: number): void {
+    if (this.arrivals.busy(src)) this.arrivals.now(src, () => this.deliver(src, decoded, tail, phase));
+    else this.deliver(src, decoded, tail, phase);
+  }
+
   onPayload(id: number): void {
-    const r = this.receiving.get(id);
-    if (r === undefined) throw Errors.transport(`payload for unknown message ${id}`, this.rank);
+    const step = this.receiving.get(id);
+    if (step === undefined) throw Errors.transport(`payload for unknown message ${id}`, this.rank);
     this.receiving.delete(id);
-    this.deliver(r.src, r.decoded, r.tail, r.phase);
+    this.arrivals.ready(step);
   }
 
   /**
@@ -390,6 +448,10 @@ export class MpiTransport implements Transport, WorldReceiver {
   private deliver(src: number, decoded: DecodedMessage<WireMessage>, tail: Tail | undefined, phase: number): void {
     if (phase !== this.phase.bit) {
       this.phase.hold(() => this.deliver(src, decoded, tail, phase));
+      return;
+    }
+    if (this.opening !== undefined) {
+      this.opening.push(() => this.deliver(src, decoded, tail, phase));
       return;
     }
     const msg = decoded.msg;

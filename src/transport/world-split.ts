@@ -1,19 +1,23 @@
 /**
- * `World.split` over MPI. The ranks of the parent world first exchange color, key and the lowest
- * world id each may use (an allreduce on the parent's communicator), so that every member gives
- * the new world the same id and none enters the blocking MPI_Comm_split before all have.
+ * `World.split` over MPI. The ranks of the parent world first exchange color, key and the id each
+ * reserved for the new world (an allreduce on the parent's communicator), so that none enters the
+ * blocking MPI_Comm_split before all have. World ids are per process: each member reserves the
+ * lowest id free on its own rank, and a sender marks a message with its receiver's id, so splits
+ * that run at once from different parents can never give two worlds of one rank the same id.
  */
 import { Errors } from '../base/errors.js';
 import { MAX_WORLD_ID, type MpiEndpoint } from './endpoint.js';
 
 /** Where a world's ranks are among the job's: the default world is the job itself. */
 export interface WorldPlace {
-  /** World id (0: the default world). */
+  /** This rank's id of the world (0: the default world). */
   id: number;
   /** Communicator of the world's collectives (0: the job's). */
   comm: number;
   /** Job rank of each world rank. */
   members: readonly number[];
+  /** Each world rank's id of the world: what its messages must carry (empty for the default world). */
+  ids: readonly number[];
 }
 
 /**
@@ -23,14 +27,18 @@ export interface WorldPlace {
  */
 export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: number, size: number, toJob: Int32Array | undefined,
   color: number, key: number): Promise<WorldPlace | undefined> {
+  const mine = color < 0 ? 0 : ep.reserveWorldId();
   const all = new Float64Array(3 * size);
-  all.set([color, key, ep.nextWorldId], 3 * rank);
+  all.set([color, key, mine], 3 * rank);
   ep.hold(true);
   let got: Float64Array;
   let made: Float64Array;
   try {
     got = await ep.native.allreduce(all, 0, parent.comm);
     made = await ep.native.split(parent.comm, color, key);
+  } catch (e) {
+    if (mine !== 0) ep.unreserve(mine);
+    throw e;
   } finally {
     ep.hold(false);
   }
@@ -38,12 +46,20 @@ export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: numb
   const peers: number[] = [];
   for (let r = 0; r < size; r++) if (got[3 * r] === color) peers.push(r);
   peers.sort((a, b) => got[3 * a + 1]! - got[3 * b + 1]! || a - b);
-  const id = Math.max(...peers.map((r) => got[3 * r + 2]!));
   const [comm, newRank, newSize] = made;
-  if (id > MAX_WORLD_ID) throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, rank);
+  const ids = peers.map((r) => got[3 * r + 2]!);
+  if (ids.some((id) => id > MAX_WORLD_ID)) {
+    ep.unreserve(mine);
+    throw Errors.transport(`World.split: more than ${MAX_WORLD_ID} worlds in one process`, rank);
+  }
   if (newRank !== peers.indexOf(rank) || newSize !== peers.length) {
+    ep.unreserve(mine);
     throw Errors.transport(`World.split: MPI placed this rank at ${newRank} of ${newSize}, expected ${peers.indexOf(rank)} of ${peers.length}`, rank);
   }
-  ep.nextWorldId = id + 1;
-  return { id, comm: comm!, members: peers.map((r) => (toJob === undefined ? r : toJob[r]!)) };
+  return {
+    id: mine,
+    comm: comm!,
+    members: peers.map((r) => (toJob === undefined ? r : toJob[r]!)),
+    ids,
+  };
 }
