@@ -144,14 +144,18 @@ void CommThread::run(bool use_mpi) {
     const auto now = colls.empty() && deferred_.empty() ? Clock::time_point{} : Clock::now();
     for (CollCmd& c : colls) {
       const auto due = now + std::chrono::microseconds(c.delay_us);
-      deferred_[c.comm].emplace_back(due, std::move(c));
+      const int comm = c.comm;
+      deferred_[comm].push_back(Deferred{due, ++deferred_seq_, std::move(c)});
     }
     // In call order per communicator: a later collective never overtakes a delayed one (MPI needs
-    // the same order on every rank); communicators do not wait for each other.
+    // the same order on every rank); communicators do not wait for each other, except that a
+    // split (blocking) starts only after everything called before it, so that every rank enters
+    // its blocking splits in the order JS called them.
     for (auto it = deferred_.begin(); it != deferred_.end();) {
       auto& q = it->second;
-      while (!q.empty() && start_of(q.front(), last_active) <= now) {
-        CollCmd c = std::move(q.front().second);
+      while (!q.empty() && start_of(q.front(), last_active) <= now &&
+             (q.front().cmd.kind != CollKind::Split || q.front().seq == first_deferred_seq())) {
+        CollCmd c = std::move(q.front().cmd);
         q.pop_front();
         active = true;
         const std::uint64_t promise = c.promise;
@@ -201,7 +205,7 @@ void CommThread::run(bool use_mpi) {
   g_running.store(nullptr, std::memory_order_release);
   Batch last;
   for (auto& [comm, q] : deferred_) {
-    for (auto& [due, c] : q) last.completions.push_back(Completion{c.promise, false, {}, "finalized before it started"});
+    for (Deferred& d : q) last.completions.push_back(Completion{d.cmd.promise, false, {}, "finalized before it started"});
   }
   deferred_.clear();
   try {
@@ -217,9 +221,16 @@ void CommThread::run(bool use_mpi) {
 }
 
 std::chrono::steady_clock::time_point CommThread::start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active) {
-  const auto& [due, c] = d;
-  if (c.quiet_us == 0) return due;
-  return std::min(due, last_active + std::chrono::microseconds(c.quiet_us));
+  if (d.cmd.quiet_us == 0) return d.due;
+  return std::min(d.due, last_active + std::chrono::microseconds(d.cmd.quiet_us));
+}
+
+std::uint64_t CommThread::first_deferred_seq() const {
+  std::uint64_t first = UINT64_MAX;
+  for (const auto& [comm, q] : deferred_) {
+    if (!q.empty()) first = std::min(first, q.front().seq);
+  }
+  return first;
 }
 
 std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {

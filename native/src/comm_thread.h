@@ -71,10 +71,17 @@ class CommThread {
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
-  // A collective waiting for its start time.
-  using Deferred = std::pair<std::chrono::steady_clock::time_point, CollCmd>;
+  // A collective waiting for its start time; `seq` numbers collectives in call order.
+  struct Deferred {
+    std::chrono::steady_clock::time_point due;
+    std::uint64_t seq;
+    CollCmd cmd;
+  };
   // Collectives waiting for their start time (comm thread only), by communicator, in call order.
   std::map<int, std::deque<Deferred>> deferred_;
+  std::uint64_t deferred_seq_ = 0;
+  // The call-order number of the earliest collective not started yet (of any communicator).
+  std::uint64_t first_deferred_seq() const;
   // When `d` starts, given the last pass that saw traffic.
   static std::chrono::steady_clock::time_point start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active);
   // When the first deferred collective of any communicator starts (max() when none waits).

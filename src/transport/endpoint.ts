@@ -66,6 +66,8 @@ export class MpiEndpoint {
   private holds = 0;
   /** Values that sends in flight still read (they count as holders for copy-on-write). */
   readonly inFlight = new InFlight();
+  /** Resolves once the last split called here entered MPI_Comm_split. */
+  private lastSplit: Promise<void> = Promise.resolve();
   /** World ids in use here, and those reserved by a split in progress. */
   private readonly worldIds = new Set<number>([0]);
   finalized = false;
@@ -111,6 +113,18 @@ export class MpiEndpoint {
     while (this.worldIds.has(id)) id++;
     this.worldIds.add(id);
     return id;
+  }
+
+  /**
+   * A split's turn to enter the blocking MPI_Comm_split: `prior` resolves once the splits called
+   * before it in this process have entered theirs; call `entered` once this one has (also on
+   * failure). Ranks then enter concurrent splits of different worlds in the order they called them.
+   */
+  splitTurn(): { prior: Promise<void>; entered: () => void } {
+    const prior = this.lastSplit;
+    let entered!: () => void;
+    this.lastSplit = new Promise<void>((resolve) => (entered = resolve));
+    return { prior, entered };
   }
 
   /** Gives back an id that {@link reserveWorldId} reserved and that no world took. */

@@ -1,7 +1,9 @@
 /**
  * `World.split` over MPI. The ranks of the parent world first exchange color, key and the id each
  * reserved for the new world (an allreduce on the parent's communicator), so that none enters the
- * blocking MPI_Comm_split before all have. World ids are per process: each member reserves the
+ * blocking MPI_Comm_split before all have. Splits of different worlds called at once enter
+ * MPI_Comm_split in the order this process called them (the comm thread keeps that order), so
+ * ranks that call them in the same order never block each other. World ids are per process: each member reserves the
  * lowest id free on its own rank, and a sender marks a message with its receiver's id, so splits
  * that run at once from different parents can never give two worlds of one rank the same id.
  */
@@ -28,6 +30,7 @@ export interface WorldPlace {
 export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: number, size: number, toJob: Int32Array | undefined,
   color: number, key: number): Promise<WorldPlace | undefined> {
   const mine = color < 0 ? 0 : ep.reserveWorldId();
+  const turn = ep.splitTurn();
   const all = new Float64Array(3 * size);
   all.set([color, key, mine], 3 * rank);
   ep.hold(true);
@@ -35,11 +38,15 @@ export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: numb
   let made: Float64Array;
   try {
     got = await ep.native.allreduce(all, 0, parent.comm);
-    made = await ep.native.split(parent.comm, color, key);
+    await turn.prior;
+    const split = ep.native.split(parent.comm, color, key);
+    turn.entered();
+    made = await split;
   } catch (e) {
     if (mine !== 0) ep.unreserve(mine);
     throw e;
   } finally {
+    turn.entered();
     ep.hold(false);
   }
   if (color < 0) return undefined;

@@ -148,6 +148,29 @@ describe('observability', function () {
       });
     }
 
+    it('a hang after a recorded error rejects with E_HANG whose cause is that error', async () => {
+      const go = new ttg.Edge<number, number>('hang-cause');
+      const tt = ttg.make_tt(async (k: number, _v: number) => {
+        if (k === 0) await new Promise(() => {}); // never settles: the fence can only end on the watchdog
+        else throw new Error('the recorded failure');
+      }, [go], [], { name: 'hang-cause' });
+      ttg.make_graph_executable(tt);
+      tt.invoke(0, 0);
+      tt.invoke(1, 0);
+      ttg.execute();
+      const orig = console.error;
+      console.error = () => {};
+      let e: unknown;
+      try {
+        e = await within(rejection(ttg.fence({ quiet: true })), 5000, 'hung fence');
+      } finally {
+        console.error = orig;
+      }
+      expectTtgError(e, 'E_HANG', ['no progress']);
+      expectTtgError((e as Error).cause, 'E_TASK_FAILED', ["'hang-cause'", 'key 1', 'the recorded failure']);
+      await expectHealthy('hang-cause');
+    });
+
     it('does not fire while tasks keep finishing', async () => {
       const e = new ttg.Edge<number, number>('hang-busy');
       let n = 0;
