@@ -7,18 +7,8 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { expectHealthy, fence, rejection } from '../helpers.js';
+import { expectHealthy, fence, rejection, rng } from '../helpers.js';
 
-/** A small deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const cyclic: Record<string, unknown> = { a: 1 };
 cyclic['self'] = cyclic;

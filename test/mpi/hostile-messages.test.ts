@@ -20,18 +20,10 @@ import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { resultLines } from './rank-results.js';
+import type { Seen } from './hostile-messages.js';
 
-/** What one mode saw on one rank (see Seen in hostile-messages.ts). */
-interface ModeResult {
-  checked: number;
-  torn: number;
-  short: number;
-  misordered: number;
-  incomplete: number;
-  tornBy: Record<string, number>;
-  ms: number;
-  examples: string[];
-}
+/** What one mode saw on one rank (a type only: importing the program itself would run it). */
+type ModeResult = Seen;
 
 type RankResult = { rank: number; size: number } & Record<string, ModeResult | number>;
 

@@ -40,7 +40,7 @@ import { loadNative } from '../../src/native/addon.js';
 type Pair = [number, number];
 
 /** What one mode saw on this rank. */
-interface Seen {
+export interface Seen {
   /** Values (streams, key sequences) this rank verified. */
   checked: number;
   /** Arrays with an element other than what the sender wrote (or a reduced sum that is off). */

@@ -29,6 +29,7 @@
  * once too often, and fence rejections, each with a few examples.
  */
 import * as ttg from 'ttg';
+import { rng } from '../helpers.js';
 
 const SEED = Number(process.argv[2] ?? 1) >>> 0;
 const PHASES = Number(process.argv[3] ?? 6);
@@ -152,16 +153,6 @@ const shapeName = (s: Shape) => `${s.kind}${s.ix ? '+ix' : ''}[${s.bytes}B]`;
 
 // ---------------------------------------------------------------- the plan
 
-/** mulberry32: small, deterministic, the same on every rank. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Payload sizes in bytes, with weights: around 4 KiB, around 64 KiB, large, and a few 8 MiB. */
 const SIZES: ReadonlyArray<readonly [number, number]> = [
