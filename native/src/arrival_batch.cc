@@ -29,8 +29,9 @@ template <typename T>
 T BatchArray(Napi::Env env, Napi::Reference<T>& keep, std::size_t n, bool nested) {
   if (nested || n * sizeof(*T().Data()) > kBatchKeepMax) return T::New(env, n);
   T kept = keep.IsEmpty() ? T() : keep.Value();
+  // An empty handle is no array at all (a first batch of errors alone has no bytes): make one.
+  if (!kept.IsEmpty() && kept.ElementLength() >= n) return kept;
   const std::size_t had = kept.IsEmpty() ? 0 : kept.ElementLength();
-  if (had >= n) return kept;
   T a = T::New(env, std::max({n, 2 * had, std::size_t{1024}}));
   keep.Reset(a, 1);
   return a;

@@ -114,6 +114,7 @@ class MpiTransport final : public Transport {
     tag_ub_ = flag ? *static_cast<int*>(ub) : 32767;
     next_tag_.assign(size_, 0);
     eager_limit_ = settings().eager_bytes;
+    fault_send_ = settings().fault_send;
     prerecv_ = settings().prerecv;
   }
 
@@ -124,6 +125,11 @@ class MpiTransport final : public Transport {
   bool busy() const override { return !sends_.empty() || !recvs_.empty() || !pre_.empty(); }
 
   void send(SendCmd&& cmd, Batch& out) override {
+    if (fault_send_ != 0 && ++sends_made_ == fault_send_) {
+      if (cmd.pin) out.released.push_back(cmd.pin);
+      throw std::runtime_error("ttg_native: send " + std::to_string(fault_send_) + " to rank " + std::to_string(cmd.dest) +
+                               " failed (injected by TTG_FAULT_SEND)");
+    }
     PendingSend ps;
     ps.pin = cmd.pin;
     ps.recycle = std::move(cmd.recycle);
@@ -462,6 +468,7 @@ class MpiTransport final : public Transport {
   std::vector<std::uint32_t> next_tag_;
   std::size_t eager_limit_ = 64 * 1024;
   bool prerecv_ = true;  // TTG_PRERECV=0: plain messages take the split-metadata path too
+  unsigned fault_send_ = 0, sends_made_ = 0;  // TTG_FAULT_SEND: the nth send throws (tests of error paths)
   std::uint64_t next_id_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<PendingRecv> recvs_;

@@ -31,6 +31,7 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "yieldOnSend", s.yield_on_send);
   take(o, "deviceWakeDepth", s.device_wake_depth);
   take(o, "poolSpinUs", s.pool_spin_us);
+  take(o, "faultSend", s.fault_send);
   return info.Env().Undefined();
 }
 

@@ -21,6 +21,7 @@ struct Settings {
   bool yield_on_send = true;                 // TTG_YIELD_ON_SEND
   int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
   unsigned pool_spin_us = 20;                // TTG_POOL_SPIN_US
+  unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
 };
 
 // The values given to configure(), or the defaults.

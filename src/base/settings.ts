@@ -75,9 +75,11 @@ export interface NativeSettings {
   yieldOnSend: boolean;
   deviceWakeDepth: number;
   poolSpinUs: number;
+  /** Tests of error paths only: the nth MPI send of this process fails (0: none). */
+  faultSend: number;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH and TTG_POOL_SPIN_US. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US and TTG_FAULT_SEND. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -94,5 +96,6 @@ export function nativeSettings(): NativeSettings {
     yieldOnSend: unlessZero('TTG_YIELD_ON_SEND'),
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
+    faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
   };
 }

@@ -76,7 +76,8 @@ async function settleLocal(rt: Runtime): Promise<void> {
   }
 }
 
-/** `e` again, with `cause` as its cause. */
+/** `e`, now with `cause` as its cause (as `new Error(message, { cause })` would have set it). */
 function withCause(e: TtgError, cause: TtgError): TtgError {
-  return new TtgError(e.code, e.detail, { tt: e.tt, terminal: e.terminal, key: e.key, rank: e.rank, cause });
+  Object.defineProperty(e, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
+  return e;
 }

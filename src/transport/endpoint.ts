@@ -98,6 +98,7 @@ export class MpiEndpoint {
     abortJobOnFailedExit({
       rank: this.rank,
       mustAbort: (code) => !this.finalized && (code !== 0 || this.broken !== undefined || this.size > 1),
+      leftEarly: (code) => code === 0 && this.broken === undefined,
       abort: (code) => native.abort(code),
     });
   }

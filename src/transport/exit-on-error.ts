@@ -23,6 +23,8 @@ export interface JobExit {
   rank: number;
   /** Whether an exit with `code` must take the job down (the rank did not finish cleanly). */
   mustAbort(code: number): boolean;
+  /** Whether the rank is leaving before `finalize()` on a clean exit (said on stderr before the abort). */
+  leftEarly(code: number): boolean;
   /** Ends the whole job with `code` (MPI_Abort); never returns. */
   abort(code: number): never;
 }
@@ -40,7 +42,7 @@ export function abortJobOnFailedExit(job: JobExit): void {
   process.on('exit', (code) => {
     if (!job.mustAbort(code)) return;
     if (fatal !== undefined) writeAll(2, formatFatal(fatal.error, job.rank));
-    else if (code === 0) writeAll(2, `ttg rank ${job.rank}: the process exited without ttg.finalize(); ending the job, since the other ranks would wait for this one\n`);
+    else if (job.leftEarly(code)) writeAll(2, `ttg rank ${job.rank}: the process exited without ttg.finalize(); ending the job, since the other ranks would wait for this one\n`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ABORT_DELAY_MS);
     job.abort(code === 0 ? 1 : code);
   });

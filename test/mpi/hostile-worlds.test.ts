@@ -2,8 +2,8 @@
  * Regression tests for interleavings that once hung a job, mixed up two worlds or aborted MPI
  * (test/mpi/hostile-worlds.ts, one mode per case): a rank that leaves without `finalize()`, a
  * split while another world's fence is in flight, two concurrent splits from different parents,
- * next-phase tasks running before a rank's `fence()` resolved, and collectives queued behind a
- * fence that ends in E_HANG. Every run is bounded, so a hang fails its test instead of the suite;
+ * next-phase tasks running before a rank's `fence()` resolved, collectives queued behind a fence
+ * that ends in E_HANG, and a send that fails on the comm thread. Every run is bounded, so a hang fails its test instead of the suite;
  * the hang and ordering cases also run over TCP, whose timing differs from shared memory.
  */
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,24 @@ describe('hostile interleavings of worlds under mpirun', function () {
             expect([o.code, o.cause], `rank ${r.rank}: ${name}: ${JSON.stringify(o)}`).to.include('E_HANG');
           }
         }
+      });
+    }
+  });
+
+  describe('a send that fails on the comm thread (TTG_FAULT_SEND on rank 0)', () => {
+    interface R { rank: number; got: number[]; sent: number; received: number; fence: string; cause: string }
+    for (const [np, btl] of [[2, 'shm'], [3, 'tcp']] as Array<[number, Btl]>) {
+      it(`${np} ranks (${btl}): the other sends of its pass arrive, and every fence rejects with E_HANG caused by the send's E_TRANSPORT`, () => {
+        const run = launch(np, ['failed-send'], btl, { TTG_HANG_TIMEOUT: '2' });
+        expectEnded(run);
+        const out = everyRank<R>(run, np);
+        expect([out[0]!.sent, out[1]!.received], `messages sent by rank 0, handled by rank 1\n${run.output}`).to.deep.equal([6, 5]);
+        for (const k of out[1]!.got) expect([0, 1, 3, 4, 5], `tasks that ran on rank 1\n${run.output}`).to.include(k);
+        for (const r of out) {
+          expect(r.fence, `rank ${r.rank}`).to.match(/^E_HANG: /);
+          expect(r.cause, `rank ${r.rank}`).to.match(/^E_TRANSPORT: /).and.to.include('send 3 to rank 1 failed').and.to.include('TTG_FAULT_SEND');
+        }
+        expect(run.stderr).to.not.include('exited without ttg.finalize()');
       });
     }
   });

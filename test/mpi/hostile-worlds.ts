@@ -19,12 +19,19 @@
  *   hang-queued / hang-after: a task on the last rank never finishes and TTG_HANG_TIMEOUT is
  *     small, so the fence rejects with E_HANG; an allreduce, a broadcast and a split, queued
  *     behind that fence or called after it, must each reject with a TtgError (no MPI abort).
+ *   failed-send: rank 0's comm thread fails its 3rd send (TTG_FAULT_SEND, set on rank 0 only)
+ *     while one task makes 6 sends to rank 1. The other 5 must still arrive (their tasks may be
+ *     dropped once the failure is known there), and the fence, which can only end on the
+ *     watchdog (the lost message was counted as sent), rejects with E_HANG whose cause is the
+ *     send's error, on every rank.
  */
 import * as ttg from 'ttg';
 
 import { defaultRuntime } from '../../src/core/runtime.js';
 import type { MpiTransport } from '../../src/transport/mpi.js';
 
+// before initialize, which hands the addon its settings
+if (process.argv[2] === 'failed-send' && process.env['OMPI_COMM_WORLD_RANK'] === '0') process.env['TTG_FAULT_SEND'] = '3';
 const world = await ttg.initialize({ device: { backend: 'host', streams: 1 } });
 const { rank, size } = world;
 const mode = process.argv[2] ?? '';
@@ -205,6 +212,37 @@ async function hangThenCollectives(queued: boolean): Promise<void> {
   await ttg.finalize();
 }
 
+async function failedSend(): Promise<void> {
+  const go = new ttg.Edge<number, void>('fs-go');
+  const to = new ttg.Edge<number, Float64Array>('fs-to');
+  const got: number[] = [];
+  const src = ttg.make_tt((_k: number, _v: void, out) => {
+    // sizes on both sides of the staging and eager limits: copied, copied later, sent in place
+    for (let i = 0; i < 6; i++) out.send(0, i, new Float64Array(i % 2 === 0 ? 1 : 16384).fill(i));
+  }, [go], [to], { name: 'FS-SRC' });
+  const dst = ttg.make_tt((k: number, v: Float64Array) => {
+    if (v.every((x) => x === k)) got.push(k);
+  }, [to], [], { name: 'FS-DST' });
+  src.set_procmap(() => 0);
+  dst.set_procmap(() => 1);
+  ttg.make_graph_executable(src, dst);
+  if (rank === 0) src.invoke(0);
+  ttg.execute();
+  let fence = 'ok';
+  let cause = '';
+  try {
+    await ttg.fence({ quiet: true });
+  } catch (e) {
+    fence = describe(e);
+    cause = describe((e as Error).cause);
+  }
+  // counted when handled by the transport: a task of a run already failed may be dropped unrun
+  const { sent, received } = (defaultRuntime().transport as MpiTransport).counters();
+  report({ got: got.sort((a, b) => a - b), sent, received, fence, cause });
+  await sleep(1000); // a hung world aborts the job at exit: let the other ranks print first
+  await ttg.finalize();
+}
+
 switch (mode) {
   case 'leave': await leave(process.argv[3] ?? 'return'); break;
   case 'split-in-fence': await splitInFence(); await ttg.finalize(); break;
@@ -212,5 +250,6 @@ switch (mode) {
   case 'early-phase': await earlyPhase(Number(process.argv[3] ?? 100)); await ttg.finalize(); break;
   case 'hang-queued': await hangThenCollectives(true); break;
   case 'hang-after': await hangThenCollectives(false); break;
+  case 'failed-send': await failedSend(); break;
   default: throw new Error(`unknown mode '${mode}'`);
 }
