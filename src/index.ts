@@ -12,7 +12,7 @@ export { TT, make_tt, type TTOptions, type TTImpl } from './core/tt.js';
 export type { InputPort } from './core/input-port.js';
 export { make_allreduce, type AllreduceOptions } from './core/keyed-allreduce.js';
 export { make_graph_executable, dot } from './core/graph.js';
-export type { FenceReport, IncompleteTask, HeldTaskReport } from './core/fence-report.js';
+export type { FenceReport, IncompleteTask, HeldTaskReport, ParkedMessages } from './core/fence-report.js';
 export { World, type FenceOptions, type Reducible, type ReduceOp } from './core/world.js';
 export { initialize, execute, fence, finalize, type InitializeOptions } from './world/lifecycle.js';
 export { Buffer, type BufferArray, type AnyBuffer } from './device/buffer.js';

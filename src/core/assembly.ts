@@ -230,19 +230,29 @@ export class Assembly {
     }
   }
 
+  /**
+   * Passes `t` through the TT's constraints and queues it. A mapper or priomap that throws (or
+   * gives no number) fails `t` like its body would: this runs from sends, and from a constraint
+   * that opens when another task ends, where no caller could take the error.
+   */
   private ready(t: Task): void {
     const gates = this.tt.gates;
-    while (t.gate < gates.length) {
-      const g = gates[t.gate]!;
-      if (!g.c.admit(t, g.map(t.key))) return;
-      t.gate++;
-    }
-    if (this.tt.priomap !== undefined) {
-      const p = this.tt.priomap(t.key);
-      if (typeof p !== 'number' || Number.isNaN(p)) {
-        throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.tt.name, key: t.key, rank: this.rt.rank });
+    try {
+      while (t.gate < gates.length) {
+        const g = gates[t.gate]!;
+        if (!g.c.admit(t, g.map(t.key))) return;
+        t.gate++;
       }
-      t.prio = p;
+      if (this.tt.priomap !== undefined) {
+        const p = this.tt.priomap(t.key);
+        if (typeof p !== 'number' || Number.isNaN(p)) {
+          throw Errors.invalidArgument('priomap', `must return a number, got ${String(p)}`, { tt: this.tt.name, key: t.key, rank: this.rt.rank });
+        }
+        t.prio = p;
+      }
+    } catch (e) {
+      this.rt.scheduler.reject(t, e);
+      return;
     }
     this.rt.scheduler.enqueue(t);
   }

@@ -130,6 +130,10 @@ export class SequencedKeysConstraint<K = unknown> {
     this.openEligible();
   }
 
+  /** Inside {@link openNext}; `reopen`: a task ended meanwhile and asked for the next ordinal. */
+  private opening = false;
+  private reopen = false;
+
   /** @internal Returns true if the task may run now; otherwise keeps it until released. */
   admit(t: Task, ordinal: number): boolean {
     if (typeof ordinal !== 'number' || Number.isNaN(ordinal)) {
@@ -186,11 +190,27 @@ export class SequencedKeysConstraint<K = unknown> {
     this.ordinals = [...this.held.keys()].sort((a, b) => a - b);
   }
 
-  /** Auto mode: the lowest held ordinal becomes the current one and its tasks run. */
+  /**
+   * Auto mode: the lowest held ordinal becomes the current one and its tasks run. Not reentrant:
+   * tasks it opens may end at once (dropped by a failed run), and each end asks to open the next
+   * ordinal; that is done by this loop, not by recursion (thousands of ordinals, one frame).
+   */
   private openNext(): void {
-    if (this.halted || this.ordinals.length === 0) return;
-    this.current = this.ordinals[0]!;
-    this.openLowest();
+    if (this.opening) {
+      this.reopen = true;
+      return;
+    }
+    this.opening = true;
+    try {
+      do {
+        this.reopen = false;
+        if (this.halted || this.ordinals.length === 0) return;
+        this.current = this.ordinals[0]!;
+        this.openLowest();
+      } while (this.reopen && this.active === 0);
+    } finally {
+      this.opening = false;
+    }
   }
 
   /**

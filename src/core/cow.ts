@@ -5,6 +5,8 @@
  * TT consumes inputs or reduces, so graphs without them pay nothing.
  */
 
+import { Errors } from '../base/errors.js';
+
 const holders = new WeakMap<object, number>();
 
 type Copier = (value: never) => unknown;
@@ -47,8 +49,18 @@ export function register_copier<T extends object>(cls: abstract new (...args: ne
 export function copyValue<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
   const copier = copiers.get(Object.getPrototypeOf(v));
-  if (copier !== undefined) return copier(v as never) as T;
+  if (copier !== undefined) return copyWith(copier, v) as T;
   return restore(v, structuredClone(v), new Map()) as T;
+}
+
+/** `copier(v)`, which must be another object: the same one would let the consumer write what others hold. */
+function copyWith(copier: Copier, v: object): unknown {
+  const c = copier(v as never);
+  if (c === v) {
+    const name = (v.constructor as { name?: string } | undefined)?.name ?? 'its class';
+    throw Errors.invalidArgument(`register_copier(${name}, copy)`, 'returned the object it was given; a copier must return a new object (the consumer would write what other tasks hold)');
+  }
+  return c;
 }
 
 /** Gives `clone` (structuredClone of `orig`) the classes of `orig`, at every depth; cycle-safe. */
@@ -59,7 +71,7 @@ function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unk
   const proto: unknown = Object.getPrototypeOf(orig);
   const copier = copiers.get(proto);
   if (copier !== undefined) {
-    const c = copier(orig as never);
+    const c = copyWith(copier, orig);
     done.set(orig, c);
     return c;
   }

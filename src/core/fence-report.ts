@@ -26,12 +26,24 @@ export interface HeldTaskReport {
   stopped?: true;
 }
 
+/** Messages that reached this rank for a TT it has not made executable (they wait for it). */
+export interface ParkedMessages {
+  /** The TT's id: its place in the order in which the program makes TTs (the same on every rank). */
+  ttId: number;
+  /** The TT's name, when this rank has made it (but not made it executable). */
+  tt?: string;
+  /** How many messages wait. */
+  messages: number;
+}
+
 /** Result of `ttg.fence()`. */
 export interface FenceReport {
   /** Tasks still missing inputs on this rank. */
   incomplete: IncompleteTask[];
   /** Tasks held by constraints on this rank. */
   held: HeldTaskReport[];
+  /** Messages for TTs this rank has not made executable (never delivered unless it does). */
+  parked: ParkedMessages[];
 }
 
 /** Collects the report; also forgets TTs that hold nothing, so finished graphs can be collected. */
@@ -53,7 +65,16 @@ export function collectReport(rt: Runtime): FenceReport {
   }
   const held: HeldTaskReport[] = [];
   for (const c of rt.constraints) held.push(...c.heldTasks(rt));
-  return { incomplete, held };
+  const parked = rt.parkedMessages().map(([ttId, messages]): ParkedMessages => {
+    const tt = rt.ttById(ttId)?.name;
+    return tt === undefined ? { ttId, messages } : { ttId, tt, messages };
+  });
+  return { incomplete, held, parked };
+}
+
+/** Tasks and messages a report says are still waiting. */
+export function waitingIn(r: FenceReport): number {
+  return r.incomplete.length + r.held.length + r.parked.length;
 }
 
 /** One line per task (at most `limit`), for the warning printed at fence. */
@@ -64,14 +85,20 @@ export function formatReport(r: FenceReport, rank: number, limit = 10): string {
     lines.push(`  ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
   }
   for (const h of r.held.slice(0, limit)) lines.push(`  ${h.tt}[${describeKey(h.key)}] held by a ${h.stopped ? 'stopped ' : ''}constraint at ordinal ${h.ordinal}`);
-  const more = r.incomplete.length + r.held.length - lines.length;
+  for (const p of r.parked.slice(0, limit)) {
+    const which = p.tt === undefined ? `TT #${p.ttId}, which this rank has not made` : `TT '${p.tt}' (#${p.ttId}), which this rank has not made executable`;
+    lines.push(`  ${p.messages} message(s) for ${which} (make_graph_executable)`);
+  }
+  const more = waitingIn(r) - lines.length;
   if (more > 0) lines.push(`  ... and ${more} more`);
-  const head = `ttg: rank ${rank}: fence found ${r.incomplete.length} task(s) missing inputs and ${r.held.length} held by constraints:`;
+  const parked = r.parked.length === 0 ? '' : ` and messages for ${r.parked.length} TT(s) not made executable here`;
+  const head = `ttg: rank ${rank}: fence found ${r.incomplete.length} task(s) missing inputs and ${r.held.length} held by constraints${parked}:`;
   return [head, ...lines].join('\n');
 }
 
 /** Forgets everything pending (after a failed run, so the next graph starts clean). */
 export function clearPending(rt: Runtime): void {
+  rt.failedRuns++;
   for (const a of rt.live) {
     a.clearPending();
     a.live = false;

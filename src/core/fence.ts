@@ -2,7 +2,7 @@
  * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
  */
 import { Errors, TtgError } from '../base/errors.js';
-import { clearPending, collectReport, formatReport, type FenceReport } from './fence-report.js';
+import { clearPending, collectReport, formatReport, waitingIn, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
 import { hangTimeout } from '../base/settings.js';
@@ -22,6 +22,13 @@ export interface FenceOptions {
  * fence has ended.
  */
 export function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
+  const t = rt.scheduler.inBody;
+  if (t !== undefined) {
+    // it would wait for the task that waits for it: refused at once rather than a hang report
+    return Promise.reject(Errors.invalidArgument('fence()', 'was called from a task body of its own world; the fence waits for that task to end (fence from the main program, between phases)', {
+      tt: t.tt.name, key: t.key, rank: rt.rank,
+    }));
+  }
   return rt.lane.run(() => fenceTurn(rt, options));
 }
 
@@ -55,7 +62,7 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
     throw err;
   }
   const report = collectReport(rt);
-  const waiting = report.incomplete.length + report.held.length;
+  const waiting = waitingIn(report);
   if (waiting !== 0 && options.strict === true) {
     throw Errors.incomplete(report.incomplete.length, formatReport(report, rt.rank, 3), rt.rank);
   }

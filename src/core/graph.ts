@@ -28,7 +28,7 @@ export function make_graph_executable(...tts: TTImpl[]): void {
     if (!((tt as unknown) instanceof TT)) throw Errors.invalidArgument('make_graph_executable(...tts)', `takes TTs made by make_tt; argument ${i} is not one`);
   });
   const rt = tts[0]!.rt;
-  if (!rt.running) throw Errors.notInitialized('make_graph_executable()');
+  if (!rt.running) rt.check('make_graph_executable()');
   const all = reachable(tts);
   for (const tt of all) {
     if (tt.rt !== rt) {

@@ -14,6 +14,7 @@
  * input.
  */
 import { Errors } from '../base/errors.js';
+import { release, retain } from './cow.js';
 import { Edge } from './edge.js';
 import { KeyMap } from './key-map.js';
 import type { ReduceOp } from './transport.js';
@@ -111,6 +112,7 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   const first = make_tt((key: [K, number], v: V, out) => {
     const k = key[0];
     const n = contributions(k);
+    hold(k, v);
     if (!Number.isInteger(key[1]) || key[1] < 0 || key[1] >= n) {
       throw Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${String(key[1])} of ${n} (numbered 0 to ${n - 1})`, { tt: name, key, rank: rank() });
     }
@@ -138,7 +140,29 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   };
   /** byRank of the keys in progress on this rank, computed once per key (dropped by NAME.exchange). */
   const plans = new KeyMap<Map<number, number>>();
+  /**
+   * The partials of each key in progress here: held (copy-on-write) until this rank's
+   * NAME.exchange has folded them, so a task that consumes a partial gets its own copy meanwhile.
+   */
+  const held = new KeyMap<unknown[]>();
+  /** The failed runs seen: plans and holds of a failed run are dropped before the next one uses them. */
+  let runs = 0;
+  const fresh = (): void => {
+    if (runs === first.rt.failedRuns) return;
+    runs = first.rt.failedRuns;
+    for (const vs of held.values()) for (const v of vs) release(v);
+    held.clear();
+    plans.clear();
+  };
+  const hold = (k: K, v: unknown): void => {
+    fresh();
+    retain(v);
+    const vs = held.get(k);
+    if (vs === undefined) held.add(k, [v]);
+    else vs.push(v);
+  };
   const plan = (k: K): Map<number, number> => {
+    fresh();
     let p = plans.get(k);
     if (p === undefined) {
       p = byRank(k);
@@ -163,6 +187,8 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
     const consumer = sinks[0]!.tt;
     plans.delete(key[0]);
     for (const c of options.deliver(key[0])) if (consumer.ownerOf(c) === key[1]) out.send(0, c as CK, result);
+    for (const v of held.get(key[0]) ?? []) release(v);
+    held.delete(key[0]);
   }, [toExchange], [output], { name: `${name}.exchange`, world });
   exchange.set_procmap((key) => key[1]);
   exchange.set_input_reducer(0, gather as never, (key) => plan(key[0]).size);

@@ -40,6 +40,8 @@ export class Runtime {
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
   fences = 0;
+  /** Runs that failed (their pending work was dropped): state kept per run is stale when this moved. */
+  failedRuns = 0;
   /** The public `World` object of this runtime (set by the world layer). */
   world: unknown = undefined;
   /** The device layer, shared by the worlds of a process (undefined: no device support). */

@@ -45,6 +45,8 @@ export class Scheduler {
   /** Resumptions of suspended bodies (progress the hang watchdog can see). */
   resumed = 0;
   private readonly suspended = new SuspendedTasks();
+  /** The task whose body code runs now (synchronously, from this scheduler), if any. */
+  inBody: Task | undefined = undefined;
 
   private readonly drainFn = () => this.drain();
   /** The device layer (set when the world starts). */
@@ -180,13 +182,16 @@ export class Scheduler {
     const tt = t.tt;
     const body = tt.body as AnyBody;
     let r: unknown;
+    this.inBody = t;
     try {
       if (tt.consumeMask !== 0) tt.assembly.privatize(t);
       r = tt.kind === BodyKind.Async ? callAsyncBody(this.device, t, body) : callBody(body, t.key, t.args, t);
     } catch (e) {
+      this.inBody = undefined;
       this.fail(t, e);
       return;
     }
+    this.inBody = undefined;
     switch (tt.kind) {
       case BodyKind.Plain:
         if (r !== undefined && isThenable(r)) this.settleWith(t, r);
@@ -206,7 +211,7 @@ export class Scheduler {
 
   private settleWith(t: Task, p: PromiseLike<unknown>): void {
     this.suspended.add(t);
-    p.then(() => this.finish(t), (e: unknown) => this.fail(t, e));
+    trusted(p).then(() => this.finish(t), (e: unknown) => this.fail(t, e));
   }
 
   /** Tasks whose bodies await a promise or a device step. */
@@ -267,14 +272,17 @@ export class Scheduler {
   private stepSync(t: Task, it: Iterator<unknown>, input: unknown, isThrow: boolean): void {
     for (;;) {
       let r: IteratorResult<unknown>;
+      this.inBody = t;
       try {
         const ctx = t.deviceState;
         if (ctx === undefined) r = isThrow ? it.throw!(input) : it.next(input);
         else r = this.device!.stepNext(ctx, it, input, isThrow);
       } catch (e) {
+        this.inBody = undefined;
         this.fail(t, e);
         return;
       }
+      this.inBody = undefined;
       if (r.done === true) {
         this.finish(t);
         return;
@@ -307,6 +315,7 @@ export class Scheduler {
   /** Drives an `async function*` body. */
   private stepAsync(t: Task, it: AsyncIterator<unknown>, input: unknown, isThrow: boolean): void {
     let p: Promise<IteratorResult<unknown>>;
+    this.inBody = t;
     try {
       p = inTask(this.device, t, () => {
         const ctx = t.deviceState;
@@ -314,9 +323,11 @@ export class Scheduler {
         return this.device!.stepNext(ctx, it, input, isThrow);
       });
     } catch (e) {
+      this.inBody = undefined;
       this.fail(t, e);
       return;
     }
+    this.inBody = undefined;
     this.suspended.add(t);
     p.then((r) => {
       if (r.done === true) {
@@ -334,7 +345,7 @@ export class Scheduler {
     // resolver's path, which parks a generator without a promise
     const step = this.device === undefined ? undefined : this.device.resolveStep(v, t);
     if (step !== undefined) return step;
-    return isThenable(v) ? v : undefined;
+    return isThenable(v) ? trusted(v) : undefined;
   }
 
   private readonly finishFn = (t: Task): void => this.finish(t);
@@ -366,13 +377,27 @@ export class Scheduler {
     if (this.outstanding === 0) this.checkIdle();
   }
 
+  /**
+   * `t` never ran (its constraint mapper or priomap threw): fails the run with `e`, and what `t`
+   * holds (inputs, the constraints it passed) is given back.
+   */
+  reject(t: Task, e: unknown): void {
+    t.tt.assembly.taskDone(t);
+    this.recordError(this.errorOf(t, e));
+  }
+
   private fail(t: Task, e: unknown): void {
     if (t.deviceState !== undefined && this.endDevice(t, (x) => this.fail(x, e), e)) return;
     if (t.nextSuspended !== undefined) this.suspended.remove(t, this.tracer);
     else if (t.abandoned) return;
     this.outstanding--;
     t.tt.assembly.taskDone(t);
-    this.recordError(e instanceof TtgError ? withTask(e, t.tt.name, t.key, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e));
+    this.recordError(this.errorOf(t, e));
+  }
+
+  /** `e`, thrown by task `t`'s code, as the run's error naming `t`. */
+  private errorOf(t: Task, e: unknown): TtgError {
+    return e instanceof TtgError ? withTask(e, t.tt.name, t.key, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e);
   }
 
   /**
@@ -402,4 +427,13 @@ export class Scheduler {
     this.idleWaiters = [];
     for (const f of w) f();
   }
+}
+
+/**
+ * `p` when it is a native promise; any other thenable adopted by one. A thenable's `then` may call
+ * back twice, call both callbacks, or throw: `Promise.resolve` settles once whatever it does, and
+ * a throw becomes a rejection (so the task fails instead of the drain loop).
+ */
+function trusted(p: PromiseLike<unknown>): PromiseLike<unknown> {
+  return p instanceof Promise && p.constructor === Promise ? p : Promise.resolve(p);
 }

@@ -30,7 +30,7 @@ export class Task {
    */
   prevSuspended: Task | undefined = undefined;
   nextSuspended: Task | undefined = undefined;
-  /** Given up by a fence that reported a hang: its late completion is ignored. */
+  /** Given up by a fence that reported a hang: its late completion and its late sends are ignored. */
   abandoned = false;
   /** Device-task state, owned by the device layer (a field: cheaper than a WeakMap entry per task). */
   deviceState: unknown = undefined;
@@ -54,6 +54,8 @@ export class Task {
   }
 
   send(i: number, key: unknown, value: unknown): void {
+    // a task given up by a hang report is over: what it sends late must not reach the next run
+    if (this.abandoned) return;
     const sinks = this.sinksOf(i);
     const tt = this.tt;
     if (this.deviceState !== undefined) tt.rt.device!.beforeSend(this, value);
@@ -79,6 +81,7 @@ export class Task {
   }
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
+    if (this.abandoned) return;
     if (this.deviceState !== undefined) this.tt.rt.device!.beforeSend(this, value);
     if (this.tt.consumeMask !== 0) this.moveOut(value, typeof i === 'number' ? i : i[0]!);
     const targets: RouteTarget[] = [];
@@ -101,11 +104,13 @@ export class Task {
   }
 
   set_argstream_size(i: number, key: unknown, n: number): void {
+    if (this.abandoned) return;
     this.tt.rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.setStreamSize(sink.index, key, n);
   }
 
   finalize_argstream(i: number, key: unknown): void {
+    if (this.abandoned) return;
     this.tt.rt.sending = this;
     for (const sink of this.sinksOf(i)) sink.tt.finalizeStream(sink.index, key);
   }

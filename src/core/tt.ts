@@ -93,7 +93,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * (`tt.invoke(key)`; `tt.invoke()` for a keyless TT).
    */
   invoke(key: K, ...values: InvokeValues<Ins>): void {
-    if (!this.rt.running) throw Errors.notInitialized('TT.invoke()');
+    if (!this.rt.running) this.rt.check('TT.invoke()');
     this.rt.sending = undefined;
     if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);
     const n = this.inputs.length;
@@ -134,7 +134,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
 
   /** @internal What an {@link InputPort} does: `op` of input `idx` for `key` from outside a task. */
   feed(op: 'send' | 'sendk' | 'sendv' | 'broadcast' | 'set_size' | 'finalize', idx: number, key: unknown, value: unknown): void {
-    if (!this.rt.running) throw Errors.notInitialized(`TT.in(${idx}).${op}()`);
+    if (!this.rt.running) this.rt.check(`TT.in(${idx}).${op}()`);
     this.rt.sending = undefined;
     if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);
     if (op === 'set_size') this.setStreamSize(idx, key, value as number);

@@ -91,9 +91,18 @@ export class World {
   async split(color: number, key: number = this.rank): Promise<World | undefined> {
     const parent = this.runtime;
     parent.check('World.split()');
-    if (!Number.isInteger(color)) throw Errors.invalidArgument('World.split(color)', `needs an integer color, got ${String(color)}`, { rank: parent.rank });
-    if (!Number.isInteger(key)) throw Errors.invalidArgument('World.split(color, key)', `needs an integer key, got ${String(key)}`, { rank: parent.rank });
-    const rt = await parent.lane.run(() => parent.split(color < 0 ? -1 : color, key));
+    let bad: Error | undefined;
+    if (!Number.isInteger(color)) bad = Errors.invalidArgument('World.split(color)', `needs an integer color, got ${String(color)}`, { rank: parent.rank });
+    else if (!Number.isInteger(key)) bad = Errors.invalidArgument('World.split(color, key)', `needs an integer key, got ${String(key)}`, { rank: parent.rank });
+    if (bad !== undefined && parent.size === 1) throw bad;
+    // A bad call still takes its turn (color NaN marks it), so that every rank's split fails
+    // together and the world's next collective is matched with the same call everywhere.
+    let rt: Runtime | undefined;
+    try {
+      rt = await parent.lane.run(() => parent.split(bad === undefined ? (color < 0 ? -1 : color) : NaN, bad === undefined ? key : 0));
+    } catch (e) {
+      throw bad ?? e;
+    }
     return rt === undefined ? undefined : new World(rt);
   }
 }

@@ -29,7 +29,8 @@ export interface WorldPlace {
  */
 export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: number, size: number, toJob: Int32Array | undefined,
   color: number, key: number): Promise<WorldPlace | undefined> {
-  const mine = color < 0 ? 0 : ep.reserveWorldId();
+  // NaN: this rank's call was invalid; it takes part so that every rank fails together
+  const mine = Number.isNaN(color) || color < 0 ? 0 : ep.reserveWorldId();
   const turn = ep.splitTurn();
   const all = new Float64Array(3 * size);
   all.set([color, key, mine], 3 * rank);
@@ -38,6 +39,11 @@ export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: numb
   let made: Float64Array;
   try {
     got = await ep.native.allreduce(all, 0, parent.comm);
+    const invalid: number[] = [];
+    for (let r = 0; r < size; r++) if (Number.isNaN(got[3 * r]!)) invalid.push(r);
+    if (invalid.length !== 0) {
+      throw Errors.invalidArgument('World.split()', `was called with an invalid color or key on rank${invalid.length > 1 ? 's' : ''} ${invalid.join(', ')}; no rank split`, { rank });
+    }
     await turn.prior;
     const split = ep.native.split(parent.comm, color, key);
     turn.entered();
