@@ -135,3 +135,70 @@ describe('fuzz: bad inputs to the public API', function () {
     await expectHealthy('fuzz-out');
   });
 });
+
+/**
+ * A randomized hostile mix, phase after phase: bodies that return or yield thenables calling back
+ * twice or throwing, priomaps that throw for one key, auto constraints with thousands of held
+ * ordinals, and values both read and consumed. A phase with a planted fault must reject with a
+ * TtgError; every phase's values are checked, and the good phase after each one runs clean.
+ */
+describe('fuzz: a hostile mix over many phases', () => {
+  before(async () => {
+    await ttg.initialize();
+  });
+
+  /** A thenable that calls back twice: resolves with 1 now and 2 a moment later. */
+  const twice = (): PromiseLike<number> => ({ then(res?: ((v: number) => unknown) | null) { res?.(1); setTimeout(() => res?.(2), 1); return this as never; } });
+  /** A thenable whose `then` throws. */
+  const throwing = (): PromiseLike<number> => ({ then() { throw new Error('then-boom'); } });
+
+  /** One phase of `n` keys: returns the keys that ran and what the readers saw wrong. */
+  async function phase(id: string, rand: () => number, fault: 'none' | 'then' | 'prio'): Promise<{ n: number; ran: number[]; wrong: number; rejected: string | undefined }> {
+    const n = 50 + Math.floor(rand() * 3000);
+    const go = new ttg.Edge<number, Float64Array>(`${id}-go`);
+    const toR = new ttg.Edge<number, Float64Array>(`${id}-r`);
+    const toC = new ttg.Edge<number, Float64Array>(`${id}-c`);
+    const ran: number[] = [];
+    let wrong = 0;
+    const c = new ttg.SequencedKeysConstraint((k: number) => k, { auto: true });
+    const src = ttg.make_tt(function* (k: number, v: Float64Array, out) {
+      // a thenable that calls back twice must resume this generator once
+      const x: unknown = yield (k % 7 === 0 ? twice() : Promise.resolve(1));
+      if (x !== 1) wrong++;
+      out.send(0, k, v);
+      out.send(1, k, v);
+      if (fault === 'then' && k === 3) yield throwing();
+    }, [go], [toR, toC], { name: `${id}-SRC` }).add_constraint(c);
+    if (fault === 'prio') src.set_priomap((k) => { if (k === n - 1) throw new Error('prio-boom'); return 0; });
+    const reader = ttg.make_tt(async (k: number, v: Float64Array) => {
+      await Promise.resolve();
+      if (v[0] !== k || v[1] !== k) wrong++;
+      ran.push(k);
+    }, [toR], [], { name: `${id}-R` });
+    const consumer = ttg.make_tt(function* (_k: number, v: Float64Array) {
+      yield twice();
+      v.fill(-1);
+    }, [toC], [], { name: `${id}-C`, consume: [0] });
+    ttg.make_graph_executable(src, reader, consumer);
+    for (let k = n - 1; k >= 0; k--) src.invoke(k, Float64Array.of(k, k));
+    ttg.execute();
+    const rejected = await fence().then(() => undefined, (e: unknown) => (e instanceof ttg.TtgError ? e.code : `not a TtgError: ${String(e)}`));
+    return { n, ran, wrong, rejected };
+  }
+
+  it('faults fail their phase with a TtgError; no value is torn; the next phase runs every task', async () => {
+    const rand = rng(33);
+    for (let p = 0; p < 8; p++) {
+      const fault = (['none', 'then', 'prio'] as const)[Math.floor(rand() * 3)]!;
+      const bad = await phase(`fuzz-mix-${p}`, rand, fault);
+      expect(bad.wrong, `phase ${p} (${fault})`).to.equal(0);
+      if (fault === 'none') expect(bad.rejected, `phase ${p}`).to.equal(undefined);
+      else expect(bad.rejected, `phase ${p} (${fault})`).to.equal('E_TASK_FAILED');
+      const good = await phase(`fuzz-mix-${p}-good`, rand, 'none');
+      expect([good.rejected, good.wrong], `phase ${p}, the good one after`).to.deep.equal([undefined, 0]);
+      expect(new Set(good.ran).size, `phase ${p}, the good one after: every task once`).to.equal(good.n);
+      expect(good.ran.length, `phase ${p}, the good one after: every task once`).to.equal(good.n);
+    }
+    await expectHealthy('fuzz-mix');
+  });
+});
