@@ -257,7 +257,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         bytes += n;
       }
       comm().stats.recv_bytes += bytes;
-      if (m.loop_pin) pins_.release(m.loop_pin);
+      if (m.loop_pin) {
+        pins_.release(m.loop_pin);
+        if (tracked_.count(m.loop_pin) != 0) ReportSent(env, {m.loop_pin});
+      }
       pending_.erase(it);
       return Napi::Boolean::New(env, true);
     }

@@ -40,13 +40,6 @@ namespace {
 // MPI may be initialised once per process; a second start after MPI_Finalize must fail clearly.
 bool g_mpi_finalized = false;
 
-Arrival error_arrival(const std::string& what) {
-  Arrival a;
-  a.kind = Arrival::Kind::Error;
-  a.message = what;
-  return a;
-}
-
 constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
 
 }  // namespace
@@ -149,12 +142,11 @@ void CommThread::run(bool use_mpi) {
     }
     // In call order per communicator: a later collective never overtakes a delayed one (MPI needs
     // the same order on every rank); communicators do not wait for each other, except that a
-    // split (blocking) starts only after everything called before it, so that every rank enters
-    // its blocking splits in the order JS called them.
+    // blocking one (a split, a job) starts only after everything called before it, so that every
+    // rank enters its blocking collectives in the order JS called them.
     for (auto it = deferred_.begin(); it != deferred_.end();) {
       auto& q = it->second;
-      while (!q.empty() && start_of(q.front(), last_active) <= now &&
-             (q.front().cmd.kind != CollKind::Split || q.front().seq == first_deferred_seq())) {
+      while (!q.empty() && start_of(q.front(), last_active) <= now && !waits_its_turn(q.front())) {
         CollCmd c = std::move(q.front().cmd);
         q.pop_front();
         active = true;
@@ -233,9 +225,17 @@ std::uint64_t CommThread::first_deferred_seq() const {
   return first;
 }
 
+bool CommThread::waits_its_turn(const Deferred& d) const {
+  const bool blocking = d.cmd.kind == CollKind::Split || d.cmd.kind == CollKind::Job;
+  return blocking && d.seq != first_deferred_seq();
+}
+
 std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {
+  // a blocking collective that waits for an earlier one starts when that one does, not before
   auto first = std::chrono::steady_clock::time_point::max();
-  for (const auto& [comm, q] : deferred_) first = std::min(first, start_of(q.front(), last_active));
+  for (const auto& [comm, q] : deferred_) {
+    if (!waits_its_turn(q.front())) first = std::min(first, start_of(q.front(), last_active));
+  }
   return first;
 }
 

@@ -82,6 +82,8 @@ class CommThread {
   std::uint64_t deferred_seq_ = 0;
   // The call-order number of the earliest collective not started yet (of any communicator).
   std::uint64_t first_deferred_seq() const;
+  // Whether `d` blocks the comm thread (split, job) and something called before it has not started.
+  bool waits_its_turn(const Deferred& d) const;
   // When `d` starts, given the last pass that saw traffic.
   static std::chrono::steady_clock::time_point start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active);
   // When the first deferred collective of any communicator starts (max() when none waits).

@@ -220,6 +220,14 @@ struct Arrival {
   std::string message;  // Kind::Error
 };
 
+// An error of the comm thread, reported to JS as an arrival.
+inline Arrival error_arrival(const std::string& what) {
+  Arrival a;
+  a.kind = Arrival::Kind::Error;
+  a.message = what;
+  return a;
+}
+
 struct Completion {
   std::uint64_t promise = 0;
   bool ok = true;

@@ -245,7 +245,20 @@ class MpiTransport final : public Transport {
   bool progress(Batch& out) override {
     bool any = false;
     for (std::size_t i = 0; i < sends_.size();) {
-      if (test_all(sends_[i].reqs)) {
+      bool done = false;
+      try {
+        done = test_all(sends_[i].reqs);
+      } catch (const std::exception& e) {
+        // A send MPI failed must not stop every later pass: it leaves the list with its memory
+        // kept for good (a request may still read it) and its error reported once.
+        out.arrivals.push_back(error_arrival(e.what()));
+        new PendingSend(std::move(sends_[i]));
+        sends_[i] = std::move(sends_.back());
+        sends_.pop_back();
+        any = true;
+        continue;
+      }
+      if (done) {
         if (sends_[i].pin) out.released.push_back(sends_[i].pin);
         sends_[i] = std::move(sends_.back());
         sends_.pop_back();
@@ -301,7 +314,13 @@ class MpiTransport final : public Transport {
   void shutdown(Batch& out) override {
     // Unmatched rendezvous sends never finish, so give in-flight sends a bounded grace period.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while ((!sends_.empty() || !colls_.empty()) && std::chrono::steady_clock::now() < deadline) progress(out);
+    while ((!sends_.empty() || !colls_.empty()) && std::chrono::steady_clock::now() < deadline) {
+      try {
+        progress(out);
+      } catch (const std::exception&) {
+        break;  // what is still pending is kept below until MPI_Finalize
+      }
+    }
     for (PendingPre& r : pre_) {
       for (MPI_Request& q : r.reqs) {
         if (q == MPI_REQUEST_NULL) continue;
@@ -332,6 +351,8 @@ class MpiTransport final : public Transport {
     }
     sends_.clear();
     recvs_.clear();
+    // An unfinished collective may still write its values until MPI_Finalize: kept until after it.
+    std::map<int, std::deque<PendingColl>> colls = std::move(colls_);
     colls_.clear();
     for (MPI_Comm& c : splits_) if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
     for (MPI_Comm* c : {&hdr_, &data_, &coll_}) MPI_Comm_free(c);
@@ -359,8 +380,13 @@ class MpiTransport final : public Transport {
         pp.reqs.assign(pp.arrival.sizes.size(), MPI_REQUEST_NULL);
         for (std::size_t i = 0; i < pp.arrival.sizes.size(); ++i) {
           pp.arrival.pre.emplace_back(static_cast<std::size_t>(pp.arrival.sizes[i]));
-          TTG_CHECK_MPI(MPI_Irecv(pp.arrival.pre[i].data, static_cast<int>(pp.arrival.sizes[i]), MPI_BYTE,
-                                  st.MPI_SOURCE, pp.arrival.tag, data_, &pp.reqs[i]));
+          const int rc = MPI_Irecv(pp.arrival.pre[i].data, static_cast<int>(pp.arrival.sizes[i]), MPI_BYTE,
+                                   st.MPI_SOURCE, pp.arrival.tag, data_, &pp.reqs[i]);
+          if (rc != MPI_SUCCESS) {
+            // the receives already posted still write their buffers: those never go back to the pool
+            for (PoolBuf& b : pp.arrival.pre) b.release();
+            TTG_CHECK_MPI(rc);
+          }
         }
         if (!waiting_from(st.MPI_SOURCE) && test_all(pp.reqs)) {
           for (const PoolBuf& b : pp.arrival.pre) stats_.recv_bytes += b.bytes;

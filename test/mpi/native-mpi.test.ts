@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
+import { rankResults } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/native-smoke.js', import.meta.url));
 
@@ -53,4 +54,10 @@ describe('native addon under mpirun', function () {
       }
     });
   }
+
+  it('starts blocking collectives (a split, a job) in call order across communicators, behind a delayed one, at 2 ranks', () => {
+    const script = fileURLToPath(new URL('../mpi/blocking-order.js', import.meta.url));
+    const out = rankResults<{ rank: number; sum: number; comm: number; jobOk: boolean }>(2, script, [], 60_000);
+    for (const r of out) expect([r.sum, r.comm > 0, r.jobOk], `rank ${r.rank}`).to.deep.equal([2, true, true]);
+  });
 });
