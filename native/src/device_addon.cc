@@ -16,6 +16,7 @@
 #include "js_views.h"
 #include "js_waker.h"
 #include "kernel_pool.h"
+#include "settings.h"
 #include "user_kernels.h"
 
 namespace ttg {
@@ -103,6 +104,10 @@ void* operand(Napi::Value v, const char* what) {
 // Enqueues `op` on the pool or on CUDA and counts its completion report. True when the pool took
 // it (its worker then frees a user call after running it).
 bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
+  Settings& s = settings();
+  if (s.fault_devop != 0 && ++s.devops_made == s.fault_devop) {
+    throw Napi::Error::New(env, std::string("ttg_native.") + what + " failed (injected by TTG_FAULT_DEVOP)");
+  }
   bool pool = true;
   if (r.mode == DeviceRuntime::Mode::Cuda && op.stream < r.cuda_streams) {
     char err[512] = {0};

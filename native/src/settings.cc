@@ -32,6 +32,10 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "deviceWakeDepth", s.device_wake_depth);
   take(o, "poolSpinUs", s.pool_spin_us);
   take(o, "faultSend", s.fault_send);
+  if (o.Get("faultDevOp").IsNumber()) {
+    take(o, "faultDevOp", s.fault_devop);
+    s.devops_made = 0;
+  }
   return info.Env().Undefined();
 }
 

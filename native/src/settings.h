@@ -22,6 +22,8 @@ struct Settings {
   int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
   unsigned pool_spin_us = 20;                // TTG_POOL_SPIN_US
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
+  unsigned fault_devop = 0;                  // TTG_FAULT_DEVOP (tests of error paths: the nth device enqueue fails)
+  unsigned devops_made = 0;                  // enqueues counted for fault_devop since it was configured
 };
 
 // The values given to configure(), or the defaults.

@@ -77,9 +77,11 @@ export interface NativeSettings {
   poolSpinUs: number;
   /** Tests of error paths only: the nth MPI send of this process fails (0: none). */
   faultSend: number;
+  /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
+  faultDevOp: number;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US and TTG_FAULT_SEND. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND and TTG_FAULT_DEVOP. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -97,5 +99,6 @@ export function nativeSettings(): NativeSettings {
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
+    faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
   };
 }

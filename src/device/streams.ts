@@ -181,11 +181,17 @@ export class StreamManager {
     const p = notify ? this.promiseFor(id) : undefined;
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
-    this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
-    s.ops++;
-    if (stamps !== undefined) {
-      // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
-      this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);
+    try {
+      this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
+      s.ops++;
+      if (stamps !== undefined) {
+        // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
+        this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);
+      }
+    } catch (e) {
+      // no completion will come: a waiter left behind would count as device work forever
+      this.waiting.delete(id);
+      throw e;
     }
     return p;
   }
@@ -202,7 +208,12 @@ export class StreamManager {
   notifyWhenDone(s: Stream, w: Waiter): void {
     const id = this.nextId++;
     this.waiting.set(id, w);
-    this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
+    try {
+      this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
+    } catch (e) {
+      this.waiting.delete(id);
+      throw e;
+    }
   }
 
   private promiseFor(id: number): Promise<void> {

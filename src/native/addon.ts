@@ -247,7 +247,7 @@ export interface NativeAddon {
    */
   split(comm: number, color: number, key: number): Promise<Float64Array>;
   /** Sets the addon's tuning (read from the environment by src/base/settings.ts); call before `start`. */
-  configure(settings: NativeSettings): void;
+  configure(settings: Partial<NativeSettings>): void;
   /**
    * Runs a native job another addon made (a `TtgCommJob`, native/include/ttg_seams.h, as an
    * External) on the comm thread, the one thread that calls MPI, with communicator `comm` (0 the
