@@ -4,7 +4,7 @@
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { deviceRuntime } from './runtime.js';
-import { collectBuffers, currentStream, DeviceStep, whyNotUsable, type InputResult } from './steps.js';
+import { collectBuffers, currentStream, DeviceStep, noteOp, whyNotUsable, type InputResult } from './steps.js';
 import { devicePort } from './port.js';
 import { stepTask } from './task-context.js';
 import { DeviceErrors } from './errors.js';
@@ -91,6 +91,7 @@ export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   const why = whyNotUsable(undefined, stream);
   if (why !== undefined) throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', why);
   r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0);
+  noteOp();
 }
 
 /** Counters of one place: a device, or the host place beside the devices. */
@@ -107,6 +108,8 @@ export interface DeviceStats {
   kernels: number;
   /** Bytes of device memory in use. */
   used_bytes: number;
+  /** Bytes of the copies that running tasks or queued copies pin (0 once the place is idle). */
+  pinned_bytes: number;
   /** Device capacity in bytes (Infinity for host). */
   capacity: number;
   /** Device tasks that ended here (counted on backends with memory of their own: emulated, cuda). */
@@ -116,7 +119,7 @@ export interface DeviceStats {
 }
 
 /** What {@link stats} returns: totals plus `per_device`. */
-export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
+export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
   /** `host`, `emulated`, `cuda`, or `off`. */
   backend: string;
   /** Number of devices. */
@@ -132,7 +135,7 @@ export function stats(): Stats {
   const r = deviceRuntime();
   if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, per_device: [] };
   const per = r.memory.counters.map((c, d): DeviceStats => ({
-    place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, capacity: r.backend.capacity[d]!,
+    place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, pinned_bytes: r.memory.pinnedBytes(d), capacity: r.backend.capacity[d]!,
   }));
   const sum = (k: 'evictions' | 'h2d_bytes' | 'd2h_bytes' | 'kernels') => per.reduce((a, c) => a + c[k], 0);
   return {

@@ -35,14 +35,16 @@ export class Buffer<T extends BufferArray = Float64Array> {
   readonly scratch: boolean;
   /** @internal the host copy is current. */
   hostValid = true;
-  /** @internal per-device copies, indexed by device. */
-  copies: Array<DeviceCopy | undefined> = [];
+  /** @internal per-device copies, indexed by device (not enumerable, like `toHostPending`: `structuredClone` of a value holding the buffer skips their promises). */
+  declare copies: Array<DeviceCopy | undefined>;
   /** @internal device that wrote last (-1: the host). */
   lastWriter = -1;
   /** @internal global id of the stream whose kernel wrote last (-1: none); its worker's cache holds the data. */
   lastWriterStream = -1;
+  /** @internal bumped by every write (a kernel's or the host's): a copy started before a write does not make its side current. */
+  version = 0;
   /** @internal a device-to-host copy in flight. */
-  toHostPending: Promise<void> | undefined = undefined;
+  declare toHostPending: Promise<void> | undefined;
 
   /**
    * `new Buffer(n)` owns a zeroed `Float64Array(n)`; `new Buffer(array)` wraps the caller's
@@ -62,6 +64,7 @@ export class Buffer<T extends BufferArray = Float64Array> {
       throw DeviceErrors.invalid('new ttg.Buffer(data)', 'takes a TypedArray or a length');
     }
     this.scratch = options.scratch === true;
+    Object.defineProperties(this, { copies: { value: [], writable: true }, toHostPending: { value: undefined, writable: true } });
   }
 
   /** Number of elements. */

@@ -16,6 +16,10 @@ export const DeviceErrors = {
   allocFailed(device: number, bytes: number, ctx: TtgErrorContext): TtgError {
     return new TtgError('E_DEVICE_MEMORY', `allocating ${bytes} bytes on device ${device} failed although nothing is left to evict`, ctx);
   },
+  /** A task given up by a hang report stopped waiting for device memory. */
+  abandoned(ctx: TtgErrorContext): TtgError {
+    return new TtgError('E_HANG', 'the task was given up by a hang report while it waited for device memory', ctx);
+  },
   /** A bad argument to a device API call. */
   invalid(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return Errors.invalidArgument(what, detail, ctx);

@@ -5,16 +5,28 @@
  * current copy) copied back to the host before their memory is freed. Read-only buffers may have
  * valid copies on several devices at once; a write on one device invalidates the others.
  *
- * Residency changes on a device happen under a per-device lock, one task at a time, so a task
- * that waits for memory holds no lock another running task needs: it waits only for pins to drop,
- * which running tasks do without the lock. Hence no deadlock, and a task whose own pinned set
- * exceeds the device fails at once with E_DEVICE_MEMORY instead of waiting forever.
+ * Residency changes on a device happen under a per-device lock, one acquisition at a time, and
+ * nothing waits for another task while holding it: an acquisition that finds too little room
+ * (counting what it could evict) takes nothing, leaves the lock and waits for a pin to drop, then
+ * tries again. So a running task can always list buffers again or add some, and a task whose own
+ * pinned set exceeds the device fails at once with E_DEVICE_MEMORY instead of waiting forever.
+ * Every queued copy pins the copy it reads or fills until it has run, so eviction never frees
+ * memory a copy still uses; every write bumps the buffer's version, so a copy that was overtaken
+ * by a later write never marks its side current.
  */
 import type { TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import type { Stream, StreamManager } from './streams.js';
+
+/** What an acquisition needs of the task it pins for. */
+export interface Acquirer {
+  /** Set to the stream's op count when a copy is enqueued for the task (its queued work). */
+  lastOp: number;
+  /** The task was given up (a hang report): a wait for room ends with an error. */
+  readonly abandoned: boolean;
+}
 
 /** Per-device counters. */
 export interface DeviceCounters {
@@ -56,6 +68,13 @@ export class MemoryManager {
     this.unpinWaiters = Array.from({ length: n }, () => []);
   }
 
+  /** Bytes of the copies on `device` that something pins. */
+  pinnedBytes(device: number): number {
+    let n = 0;
+    for (const b of this.lru[device]!.keys()) if (b.copies[device]!.pins !== 0) n += b.bytes;
+    return n;
+  }
+
   /** Buffers with a copy on `device`, least recently used first. */
   resident(device: number): AnyBuffer[] {
     return [...this.lru[device]!.keys()];
@@ -64,9 +83,10 @@ export class MemoryManager {
   /**
    * Makes `bufs` valid on `stream`'s device and pins them (adding them to `pinned`). Resolves
    * when ops enqueued on `stream` may use them: copies this call enqueues on `stream` need no
-   * wait (the stream is in order); copies still running on other streams are awaited.
+   * wait (the stream is in order); copies still running on other streams are awaited. While the
+   * device has no room it waits without the lock; `owner.abandoned` ends that wait with an error.
    */
-  async acquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext): Promise<void> {
+  async acquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext, owner: Acquirer): Promise<void> {
     const dev = stream.device;
     if (dev === this.backend.hostPlace) {
       // The host place works on the host copies: bring home what is current only on a device.
@@ -79,35 +99,90 @@ export class MemoryManager {
     let need = 0;
     for (const b of new Set([...pinned, ...bufs])) need += b.bytes;
     if (need > cap) throw DeviceErrors.pinnedSetTooLarge(dev, need, cap, ctx);
-    const waits: Array<Promise<void>> = [];
-    await this.locked(dev, async () => {
-      for (const b of bufs) {
-        if (pinned.includes(b)) continue;
-        let c = b.copies[dev];
-        if (c !== undefined && c.valid) {
-          c.pins++;
-          pinned.push(b);
-          this.touch(dev, b);
-          if (c.ready !== undefined && c.lastStream !== stream.id) waits.push(c.ready);
-          continue;
-        }
-        // Valid only on another device: bring it home first (device -> host -> device).
-        if (!b.hostValid && !b.scratch) await this.toHost(b);
-        if (c === undefined) c = await this.allocate(b, dev, ctx);
+    for (;;) {
+      const waits: Array<Promise<void>> = [];
+      const full = await this.locked(dev, () => this.tryAcquire(bufs, stream, pinned, ctx, owner, waits));
+      if (full === undefined) {
+        if (waits.length !== 0) await Promise.all(waits);
+        return;
+      }
+      await full.room;
+      if (owner.abandoned) throw DeviceErrors.abandoned(ctx);
+    }
+  }
+
+  /**
+   * One attempt of {@link acquire} under the device lock: pins all of `bufs`, or none of them
+   * and returns the promise of the next unpin (registered before the lock is left, so no wake-up
+   * is lost; wrapped, since an async function would wait for a promise it returns).
+   */
+  private async tryAcquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext,
+    owner: Acquirer, waits: Array<Promise<void>>): Promise<{ room: Promise<void> } | undefined> {
+    const dev = stream.device;
+    if (!this.fits(bufs, dev, pinned)) return { room: this.nextUnpin(dev) };
+    const took: AnyBuffer[] = [];
+    for (const b of bufs) {
+      if (pinned.includes(b)) continue;
+      let c = b.copies[dev];
+      if (c !== undefined && c.valid) {
         c.pins++;
         pinned.push(b);
-        c.lastStream = stream.id;
-        if (!b.scratch && b.bytes > 0) {
-          const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true)!;
-          this.counters[dev]!.h2d_bytes += b.bytes;
-          const copy = c;
-          copy.ready = ready;
-          void ready.then(() => { if (copy.ready === ready) copy.ready = undefined; });
-        }
-        c.valid = true;
+        took.push(b);
+        this.touch(dev, b);
+        if (c.ready !== undefined && c.lastStream !== stream.id) waits.push(c.ready);
+        continue;
       }
+      // Valid only on another device: bring it home first (device -> host -> device).
+      if (!b.hostValid && !b.scratch) await this.toHost(b);
+      if (c === undefined) {
+        c = await this.allocate(b, dev, ctx);
+        if (c === undefined) {
+          // what looked evictable was pinned meanwhile: give back what this attempt took
+          for (const t of took) {
+            t.copies[dev]!.pins--;
+            pinned.splice(pinned.indexOf(t), 1);
+          }
+          this.wakeUnpinned(dev);
+          return { room: this.nextUnpin(dev) };
+        }
+      }
+      c.pins++;
+      pinned.push(b);
+      took.push(b);
+      c.lastStream = stream.id;
+      if (!b.scratch && b.bytes > 0) this.copyIn(b, c, stream, owner);
+      c.valid = true;
+    }
+    return undefined;
+  }
+
+  /** Whether the copies `bufs` still need on `dev` fit in its free memory plus what could be evicted. */
+  private fits(bufs: readonly AnyBuffer[], dev: number, pinned: readonly AnyBuffer[]): boolean {
+    let need = 0;
+    for (const b of bufs) if (b.copies[dev] === undefined && !pinned.includes(b)) need += b.bytes;
+    if (need === 0) return true;
+    let room = this.backend.capacity[dev]! - this.used[dev]!;
+    if (room >= need) return true;
+    for (const [b] of this.lru[dev]!) {
+      if (b.copies[dev]!.pins !== 0 || bufs.includes(b)) continue;
+      room += b.bytes;
+      if (room >= need) return true;
+    }
+    return false;
+  }
+
+  /** Enqueues `b`'s host data into `c` on `stream`; the copy pins `c` until it has run. */
+  private copyIn(b: AnyBuffer, c: DeviceCopy, stream: Stream, owner: Acquirer): void {
+    const dev = stream.device;
+    c.pins++;
+    const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true)!;
+    owner.lastOp = stream.ops;
+    this.counters[dev]!.h2d_bytes += b.bytes;
+    c.ready = ready;
+    void ready.then(() => {
+      if (c.ready === ready) c.ready = undefined;
+      this.unpin(c, dev);
     });
-    if (waits.length !== 0) await Promise.all(waits);
   }
 
   /** Unpins `bufs` on `device` (the task that pinned them ended). */
@@ -121,9 +196,15 @@ export class MemoryManager {
     if (freed) this.wakeUnpinned(device);
   }
 
+  /** Wakes every acquisition waiting for room on `device` (an abandoned one then gives up). */
+  wakeWaiters(device: number): void {
+    if (device !== this.backend.hostPlace) this.wakeUnpinned(device);
+  }
+
   /** Records that a kernel on `stream` writes `b`: the device copy becomes the only current one. */
   markWritten(b: AnyBuffer, stream: Stream): void {
     const dev = stream.device;
+    b.version++;
     if (this.backend.inPlace) {
       b.lastWriter = dev;
       b.lastWriterStream = stream.id;
@@ -153,6 +234,7 @@ export class MemoryManager {
    * is the only current one, and the next device task copies it in again.
    */
   hostWrites(b: AnyBuffer): void {
+    b.version++;
     for (const c of b.copies) if (c !== undefined) c.valid = false;
     b.lastWriter = -1;
     b.lastWriterStream = -1;
@@ -168,7 +250,8 @@ export class MemoryManager {
   /** Starts copying `b` back to the host if its host copy is stale; undefined when it is current. */
   toHost(b: AnyBuffer): Promise<void> | undefined {
     if (b.hostValid) return undefined;
-    if (b.toHostPending !== undefined) return b.toHostPending;
+    // a copy overtaken by a later write leaves the host stale: then copy again
+    if (b.toHostPending !== undefined) return b.toHostPending.then(() => this.toHost(b));
     const dev = b.copies.findIndex((c) => c !== undefined && c.valid);
     if (dev < 0) {
       this.setHostValid(b);  // nothing valid anywhere (e.g. scratch): the host copy is as good as any
@@ -179,13 +262,38 @@ export class MemoryManager {
     return p;
   }
 
-  /** Enqueues a device-to-host copy of `b` on `stream` (no wait); the caller marks it valid later. */
-  enqueueCopyBack(b: AnyBuffer, stream: Stream): boolean {
+  /**
+   * Enqueues a device-to-host copy of `b` on `stream` (no wait), pinning the copy it reads; the
+   * caller reports its end with {@link copiedBack} and the version returned here (-1: nothing
+   * enqueued, the host copy is current or `b` is not valid on this device).
+   */
+  enqueueCopyBack(b: AnyBuffer, stream: Stream): number {
     const c = b.copies[stream.device];
-    if (this.backend.inPlace || stream.device === this.backend.hostPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return false;
+    if (this.backend.inPlace || stream.device === this.backend.hostPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return -1;
+    c.pins++;
     this.streams.copy(stream, 'D', b.host, c.handle, b.bytes, false);
     this.counters[stream.device]!.d2h_bytes += b.bytes;
-    return true;
+    return b.version;
+  }
+
+  /** A copy back from {@link enqueueCopyBack} has run: unpins, and the host is current unless `b` was written since. */
+  copiedBack(b: AnyBuffer, device: number, version: number): void {
+    const c = b.copies[device];
+    if (c !== undefined) this.unpin(c, device);
+    if (b.version === version) this.setHostValid(b);
+  }
+
+  /**
+   * The host copy of `b` is current and `b` is pinned by the task on `stream`: copies it into the
+   * device copy on `stream`, ahead of the ops enqueued after it.
+   */
+  refill(b: AnyBuffer, stream: Stream): void {
+    const dev = stream.device;
+    const c = b.copies[dev]!;
+    this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, false);
+    this.counters[dev]!.h2d_bytes += b.bytes;
+    c.valid = true;
+    c.lastStream = stream.id;
   }
 
   /** Copies every stale host copy back (before finalize or a backend switch). */
@@ -204,16 +312,32 @@ export class MemoryManager {
   }
 
   private async copyToHost(b: AnyBuffer, dev: number, c: DeviceCopy): Promise<void> {
-    // On the stream that last wrote the copy, so the copy is ordered after that write.
-    const s = this.streams.all[c.lastStream] ?? this.streams.pick(dev);
-    c.pins++;
-    this.counters[dev]!.d2h_bytes += b.bytes;
-    await this.streams.copy(s, 'D', b.host, c.handle, b.bytes, true);
-    if (--c.pins === 0) this.wakeUnpinned(dev);
+    for (;;) {
+      // On the stream that last wrote the copy, so the copy is ordered after that write.
+      const s = this.streams.all[c.lastStream] ?? this.streams.pick(dev);
+      const version = b.version;
+      c.pins++;
+      this.counters[dev]!.d2h_bytes += b.bytes;
+      try {
+        await this.streams.copy(s, 'D', b.host, c.handle, b.bytes, true);
+      } finally {
+        this.unpin(c, dev);
+      }
+      if (b.version === version || b.hostValid) break;
+      // written again while the copy ran: copy what is current now
+      dev = b.copies.findIndex((o) => o !== undefined && o.valid);
+      if (dev < 0) break;
+      c = b.copies[dev]!;
+    }
     this.setHostValid(b);
   }
 
-  private async allocate(b: AnyBuffer, dev: number, ctx: TtgErrorContext): Promise<DeviceCopy> {
+  private unpin(c: DeviceCopy, dev: number): void {
+    if (--c.pins === 0) this.wakeUnpinned(dev);
+  }
+
+  /** A new copy of `b` on `dev`, evicting unpinned copies for room; undefined when none is left to evict. */
+  private async allocate(b: AnyBuffer, dev: number, ctx: TtgErrorContext): Promise<DeviceCopy | undefined> {
     const cap = this.backend.capacity[dev]!;
     for (;;) {
       if (this.used[dev]! + b.bytes <= cap) {
@@ -226,13 +350,24 @@ export class MemoryManager {
           this.lru[dev]!.set(b, true);
           return c;
         }
-        // The real allocator disagrees with our accounting (CUDA fragmentation): evict more.
-        if (this.victim(dev) === undefined) throw DeviceErrors.allocFailed(dev, b.bytes, ctx);
+        // The real allocator disagrees with our accounting (CUDA fragmentation): evict more,
+        // or wait for pins to drop; with nothing pinned, waiting would never help.
+        if (this.victim(dev) === undefined && !this.anyPinned(dev)) throw DeviceErrors.allocFailed(dev, b.bytes, ctx);
       }
       const v = this.victim(dev);
-      if (v !== undefined) await this.evict(v, dev);
-      else await new Promise<void>((resolve) => this.unpinWaiters[dev]!.push(resolve));
+      if (v === undefined) return undefined;
+      await this.evict(v, dev);
     }
+  }
+
+  private anyPinned(dev: number): boolean {
+    for (const b of this.lru[dev]!.keys()) if (b.copies[dev]!.pins !== 0) return true;
+    return false;
+  }
+
+  /** Resolves at the next unpin on `dev` (or {@link wakeWaiters}). */
+  private nextUnpin(dev: number): Promise<void> {
+    return new Promise<void>((resolve) => this.unpinWaiters[dev]!.push(resolve));
   }
 
   private victim(dev: number): AnyBuffer | undefined {
