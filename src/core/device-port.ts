@@ -68,6 +68,8 @@ export interface DevicePort {
    * device rule (a host task wrote a read-only input's buffer).
    */
   endTask(t: Task, then: (t: Task) => void): boolean;
+  /** A task given up by a hang report: what it holds on devices is given back once its queued work has run. */
+  abandonTask(t: Task): void;
   /** Called once per TT with an async body before its first task (the task context may go on). */
   checkAsyncBody(body: Function): void;
   /**

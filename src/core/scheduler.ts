@@ -232,6 +232,7 @@ export class Scheduler {
     for (const t of this.suspendedTasks()) {
       this.suspended.remove(t, this.tracer);
       t.abandoned = true;
+      if (t.deviceState !== undefined) this.device?.abandonTask(t);
       this.outstanding--;
       t.tt.assembly.taskDone(t);
     }

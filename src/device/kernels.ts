@@ -8,7 +8,7 @@ import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
-import { noteWrite, whyNotUsable } from './steps.js';
+import { beforeUse, noteWrite, whyNotUsable } from './steps.js';
 import { OpKind, Stream } from './streams.js';
 
 type Flag = string;
@@ -50,6 +50,7 @@ function mat(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, r
 export function place(r: DeviceRuntime, k: string, name: string, b: AnyBuffer, s: Stream): number | ArrayBufferView {
   const why = whyNotUsable(b, s);
   if (why !== undefined) throw DeviceErrors.invalid(`kernels.${k}: ${name}`, why);
+  beforeUse(r, b, s);
   return inPlaceAt(r.backend, s.device) ? b.host : b.copies[s.device]!.handle!;
 }
 

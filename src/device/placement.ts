@@ -26,7 +26,8 @@ export class Placement {
   /** Candidate places of a TT by its `placement`: every place, the devices, the host place. */
   readonly candidates: Readonly<Record<'any' | 'devices' | 'host', readonly number[]>>;
   private readonly times = new WeakMap<TTImpl, Float64Array>();
-  private readonly waiting: Array<() => void> = [];
+  /** Tasks waiting for room, oldest first, with the places they may use. */
+  private waiting: Array<{ places: readonly number[]; wake: () => void }> = [];
 
   constructor(private readonly backend: Backend, private readonly streams: StreamManager) {
     this.candidates = { any: [...Array(backend.places).keys()], devices: [...Array(backend.devices).keys()], host: [backend.hostPlace] };
@@ -42,14 +43,29 @@ export class Placement {
     t[place] = Number.isNaN(t[place]!) ? ms : (1 - NEWEST) * t[place]! + NEWEST * ms;
   }
 
-  /** Resolves when a placed task has ended (then a waiting task may find room). */
-  whenRoom(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
+  /** Resolves when a task has ended on one of `places` (then the waiting task may find room there). */
+  whenRoom(places: readonly number[]): Promise<void> {
+    return new Promise((wake) => this.waiting.push({ places, wake }));
   }
 
-  /** A placed task ended: the longest-waiting task tries again. */
-  ended(): void {
-    this.waiting.shift()?.();
+  /**
+   * A task on `place` ended: the longest-waiting tasks that may use `place` try again, as many as
+   * it has room for (one that only a still-full place suits stays waiting, so no wake-up is spent on it).
+   */
+  ended(place: number): void {
+    if (this.waiting.length === 0) return;
+    let room = DEPTH * this.backend.streamsOf[place]! - this.streams.deviceLoad(place);
+    if (room <= 0) return;
+    const keep: typeof this.waiting = [];
+    for (const w of this.waiting) {
+      if (room > 0 && w.places.includes(place)) {
+        room--;
+        w.wake();
+      } else {
+        keep.push(w);
+      }
+    }
+    this.waiting = keep;
   }
 
   /**

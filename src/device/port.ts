@@ -6,7 +6,7 @@ import type { DevicePort } from '../core/device-port.js';
 import './buffer-values.js';
 import { toHostValues } from './migrate.js';
 import { deviceRuntime } from './runtime.js';
-import { checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
+import { abandonDeviceTask, checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { checkAsyncBody } from './task-context.js';
 
 /** The device port of this process. */
@@ -22,6 +22,7 @@ export const devicePort: DevicePort = {
   resolveStep,
   stepNext: nextInStepContext,
   endTask: endDeviceTask,
+  abandonTask: abandonDeviceTask,
   checkAsyncBody: (body) => checkAsyncBody(devicePort, body),
   taskContext: undefined,
   calling: undefined,

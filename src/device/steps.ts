@@ -12,11 +12,15 @@
 import type { ParkableStep, ReadyStep } from '../core/device-port.js';
 import type { Task } from '../core/task.js';
 import type { TTImpl } from '../core/tt.js';
+import { release as unhold, retain as hold } from '../core/cow.js';
+import { hashBytes } from '../serialize/checksum.js';
+import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';
 import { ReadOnlyWatch } from './read-only.js';
 import { contextTask } from './task-context.js';
+import type { Acquirer } from './memory.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
 
@@ -59,14 +63,24 @@ export class DeviceStep<R = unknown> implements PromiseLike<R> {
  * `{ stream, device }`, with no object made per step. The scheduler resumes the body with this
  * state current after every step, whatever it was (see {@link nextInStepContext}).
  */
-class TaskState implements ReadyStep {
+class TaskState implements ReadyStep, Acquirer {
   readonly step = 'ready';
   /** What its `input()` steps resume the body with. */
   readonly value: InputResult;
   /** Pins held and stream load counted (from the first input() until the task ends). */
   active = false;
-  /** The stream's op count when the task last waited: more ops since then must finish before it ends. */
+  /** The stream's op count when the task last waited. */
   waitedOps = -1;
+  /** The stream's op count after the task's latest enqueue: above `waitedOps`, it has work queued that no wait covered. */
+  lastOp = -1;
+  /** Given up by a hang report. */
+  abandoned = false;
+  /** An acquisition still running (the body may have stopped waiting for it): the task ends after it. */
+  acquiring: Promise<unknown> | undefined = undefined;
+  /** Values sent while queued work of the task may still read their buffers: held until its next wait has run. */
+  held: unknown[] | undefined = undefined;
+  /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
+  hostWatch: Map<AnyBuffer, number> | undefined = undefined;
   /**
    * Buffers listed in the task's input() steps: pinned on the device on backends with their own
    * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.
@@ -104,7 +118,49 @@ export function currentStream(): Stream | undefined {
 /** Records that a kernel of the running task writes `b` (until its next wait, it may not be sent). */
 export function noteWrite(b: AnyBuffer): void {
   const st = runningState()!;
+  st.lastOp = st.stream.ops;
+  st.hostWatch?.delete(b);
   if (!st.unwaited.includes(b)) st.unwaited.push(b);
+}
+
+/** Records that the running task enqueued an op that writes no buffer (a read-only user kernel, a stamp). */
+export function noteOp(): void {
+  const st = runningState()!;
+  st.lastOp = st.stream.ops;
+}
+
+/**
+ * Before a kernel of the running task uses `b` on stream `s`: a host write the body made after a
+ * wait copied `b` home is copied to the device first (in stream order, before the kernel).
+ */
+export function beforeUse(r: DeviceRuntime, b: AnyBuffer, s: Stream): void {
+  const st = runningState();
+  const h = st?.hostWatch?.get(b);
+  if (h === undefined) return;
+  const now = hashOf(b);
+  if (now === h) return;
+  st!.hostWatch!.set(b, now);
+  r.memory.hostWrites(b);
+  if (inPlaceAt(r.backend, s.device)) return;  // the host place's kernels read the host array itself
+  r.memory.refill(b, s);
+  st!.lastOp = s.ops;
+}
+
+function hashOf(b: AnyBuffer): number {
+  const h = b.host;
+  return hashBytes(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
+}
+
+/** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */
+function settleHostWrites(r: DeviceRuntime, st: TaskState, only?: (b: AnyBuffer) => boolean): void {
+  const w = st.hostWatch;
+  if (w === undefined) return;
+  for (const [b, h] of w) {
+    if (only !== undefined && !only(b)) continue;
+    if (hashOf(b) !== h) r.memory.hostWrites(b);
+    w.delete(b);
+  }
+  if (w.size === 0) st.hostWatch = undefined;
 }
 
 /**
@@ -113,10 +169,29 @@ export function noteWrite(b: AnyBuffer): void {
  */
 export function checkSend(task: Task, value: unknown): void {
   const st = task.deviceState;
-  if (!(st instanceof TaskState) || st.unwaited.length === 0) return;
-  forEachBuffer([value], (b) => {
-    if (st.unwaited.includes(b)) throw DeviceErrors.sentBeforeWait({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
-  });
+  if (!(st instanceof TaskState) || typeof value !== 'object' || value === null) return;
+  if (st.unwaited.length !== 0) {
+    forEachBuffer([value], (b) => {
+      if (st.unwaited.includes(b)) throw DeviceErrors.sentBeforeWait({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
+    });
+  }
+  const r = deviceRuntime();
+  if (st.hostWatch !== undefined && r !== undefined) {
+    // what the body wrote to the host arrays leaves with the value: device copies become stale
+    const sent = new Set<AnyBuffer>();
+    forEachBuffer([value], (b) => sent.add(b));
+    settleHostWrites(r, st, (b) => sent.has(b));
+  }
+  if (st.lastOp > st.waitedOps && st.listed.length !== 0) {
+    // Its queued copies and kernels may still read the buffers (only writes need a wait before a
+    // send): the task keeps holding the value, so a consumer that writes gets its own copy.
+    let reads = false;
+    forEachBuffer([value], (b) => { if (st.listed.includes(b)) reads = true; });
+    if (reads) {
+      hold(value);
+      (st.held ??= []).push(value);
+    }
+  }
 }
 
 /**
@@ -183,8 +258,14 @@ class KernelWait implements ParkableStep {
 
   constructor(
     private readonly r: DeviceRuntime,
-    /** Buffers copied back to the host by this wait. */
+    private readonly st: TaskState,
+    /** Buffers the wait names: the body may write their host arrays after it. */
+    private readonly named: readonly AnyBuffer[],
+    /** Those it copies back to the host, and their versions when the copies were enqueued. */
     private readonly back: readonly AnyBuffer[],
+    private readonly versions: readonly number[] | undefined,
+    /** Values the task sent before this wait (see {@link checkSend}): its queued work no longer reads them. */
+    private readonly held: unknown[] | undefined,
   ) {}
 
   park(task: Task): void {
@@ -205,7 +286,13 @@ class KernelWait implements ParkableStep {
 
   /** Completion of everything the task had enqueued when it waited. */
   fire(): void {
-    for (const b of this.back) this.r.memory.setHostValid(b);
+    const dev = this.st.stream.device;
+    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!);
+    // the body may now write the host arrays while device copies stay valid: watch for that
+    for (const b of this.named) {
+      if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (this.st.hostWatch ??= new Map()).set(b, hashOf(b));
+    }
+    if (this.held !== undefined) for (const v of this.held) unhold(v);
     this.settled = true;
     const t = this.parked;
     if (t !== undefined) {
@@ -251,16 +338,32 @@ function chooseDevice(r: DeviceRuntime, task: Task, bufs: readonly AnyBuffer[]):
   return best;
 }
 
+/** The device state of a task waiting for a place (every candidate place full). */
+class Placing {
+  /** The body ended meanwhile (an async body that stopped waiting): it is not placed. */
+  ended = false;
+}
+
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | TaskState {
+  if (task.abandoned) throw DeviceErrors.abandoned({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
   let st: TaskState;
   if (task.deviceState instanceof TaskState) st = task.deviceState;
   else {
     // the first device step of an async body: its task ran as a host task (a read-only watch
     // then goes: a device task's inputs are not host data); later tasks of its TT run as device tasks
     task.tt.deviceBodies = true;
+    const where = r.placement.candidates[task.tt.placement];
     const place = chooseDevice(r, task, bufs);
-    // every place full: wait for a task to end, then choose again with what it taught
-    if (place < 0) return r.placement.whenRoom().then(() => resumed(input(r, bufs, task)));
+    if (place < 0) {
+      // every place full: wait for a task to end there, then choose again with what it taught
+      const placing = new Placing();
+      task.deviceState = placing;
+      return r.placement.whenRoom(where).then(() => {
+        if (placing.ended) throw DeviceErrors.abandoned({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
+        task.deviceState = undefined;
+        return resumed(input(r, bufs, task));
+      });
+    }
     st = new TaskState(r.streams.pick(place, bufs));
     task.deviceState = st;
   }
@@ -274,7 +377,11 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   }
   st.placedAt ??= performance.now();
   const result = st.stream.inputResult;
-  return r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank }).then(() => result);
+  const p = r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank }, st);
+  st.acquiring = p;
+  const settled = (): void => { if (st.acquiring === p) st.acquiring = undefined; };
+  p.then(settled, settled);
+  return p.then(() => result);
 }
 
 /** What an input step resumes with, ready or not. */
@@ -290,9 +397,30 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
     return Promise.all(ps).then(() => undefined);
   }
   const s = st.stream;
-  const back = bufs.length === 0 ? bufs : bufs.filter((b) => r.memory.enqueueCopyBack(b, s));
-  const wait = new KernelWait(r, back);
+  // host writes since an earlier wait of these buffers count before they are watched again
+  if (st.hostWatch !== undefined && bufs.length !== 0) settleHostWrites(r, st, (b) => bufs.includes(b));
+  let back: readonly AnyBuffer[] = bufs;
+  let versions: number[] | undefined;
+  let elsewhere: Array<Promise<void>> | undefined;
+  if (bufs.length !== 0) {
+    const copied: AnyBuffer[] = [];
+    back = copied;
+    versions = [];
+    for (const b of bufs) {
+      const v = r.memory.enqueueCopyBack(b, s);
+      if (v >= 0) {
+        copied.push(b);
+        versions.push(v);
+      } else if (!b.hostValid && !b.scratch) {
+        // current on another device only: it comes home from there
+        const p = r.memory.toHost(b);
+        if (p !== undefined) (elsewhere ??= []).push(p);
+      }
+    }
+  }
+  const wait = new KernelWait(r, st, bufs, back, versions, st.held);
   r.streams.notifyWhenDone(s, wait);
+  st.held = undefined;
   st.waitedOps = s.ops;
   st.unwaited.length = 0;
   if (back.length > 0) {
@@ -302,7 +430,9 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
       void done.then(() => { if (b.toHostPending === done) b.toHostPending = undefined; });
     }
   }
-  return wait;
+  if (elsewhere === undefined) return wait;
+  elsewhere.push(new Promise<void>((resolve) => wait.then(() => resolve())));
+  return Promise.all(elsewhere).then(() => undefined);
 }
 
 /**
@@ -313,40 +443,74 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
  * are checked for writes (throws E_READ_ONLY).
  */
 export function endDeviceTask(task: Task, then: (task: Task) => void): boolean {
-  const st = task.deviceState as TaskState | ReadOnlyWatch | undefined;
+  const st = task.deviceState as TaskState | ReadOnlyWatch | Placing | undefined;
   task.deviceState = undefined;
   if (st instanceof ReadOnlyWatch) {
     st.check(task);
     return false;
   }
-  const r = deviceRuntime();
-  if (st === undefined || !st.active || r === undefined) return false;
-  const s = st.stream;
-  if (s.ops === st.waitedOps) {
-    release(r, st, task.tt);
+  if (st instanceof Placing) {
+    st.ended = true;
     return false;
   }
-  r.streams.marker(s, () => {
-    release(r, st, task.tt);
-    then(task);
+  const r = deviceRuntime();
+  if (st === undefined || r === undefined) return false;
+  settleHostWrites(r, st);
+  return finish(r, st, task.tt, () => then(task));
+}
+
+/**
+ * The scheduler's `abandonTask`: a task given up by a hang report gives back its place, stream
+ * load and pins once its acquisition and its queued work have run, so the next graph finds the
+ * device as it was.
+ */
+export function abandonDeviceTask(task: Task): void {
+  const st = task.deviceState;
+  if (st instanceof Placing) st.ended = true;
+  if (!(st instanceof TaskState)) return;
+  task.deviceState = undefined;
+  st.abandoned = true;
+  const r = deviceRuntime();
+  if (r === undefined) return;
+  r.memory.wakeWaiters(st.stream.device);
+  finish(r, st, task.tt, () => {});
+}
+
+/** Ends `st` once its acquisition has settled and its queued work has run; true when that is later (then `done`). */
+function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: () => void): boolean {
+  if (st.acquiring !== undefined) {
+    const after = (): void => { if (!finish(r, st, tt, done)) done(); };
+    st.acquiring.then(after, after);
+    return true;
+  }
+  if (!st.active) return false;
+  if (st.lastOp <= st.waitedOps) {
+    release(r, st, tt);
+    return false;
+  }
+  r.streams.marker(st.stream, () => {
+    release(r, st, tt);
+    done();
   });
   return true;
 }
 
 function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
-  if (r.backend.learned) r.placement.ended();
+  if (st.held !== undefined) for (const v of st.held) unhold(v);
+  st.held = undefined;
   if (st.placedAt !== undefined) {
     // Its time on the stream: from when it was placed, or from when the task before it on the
     // stream ended (the stream runs in order, so a queued task is not yet working).
     const now = performance.now();
     const ms = now - Math.max(st.placedAt, st.stream.freeAt);
     st.stream.freeAt = now;
-    if (r.backend.learned) r.placement.record(tt, st.stream.device, ms);
+    if (r.backend.learned && !st.abandoned) r.placement.record(tt, st.stream.device, ms);
     const c = r.memory.counters[st.stream.device]!;
     c.tasks++;
     c.busy_ms += ms;
   }
   st.active = false;
   st.stream.load--;
+  r.placement.ended(st.stream.device);
 }

@@ -12,7 +12,7 @@ import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime } from './runtime.js';
 import { place } from './kernels.js';
-import { noteWrite } from './steps.js';
+import { noteOp, noteWrite } from './steps.js';
 import { Stream } from './streams.js';
 
 /** How a kernel uses one buffer operand. */
@@ -122,6 +122,7 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
     lengths[i] = b.length;
   });
   r.streams.call(stream, name, fn, places, lengths, Float64Array.from(scalars));
+  noteOp();
   bufs.forEach((b, i) => {
     if (access[i] === 'in') return;
     r.memory.markWritten(b, stream);

@@ -140,17 +140,26 @@ export class MpiTransport implements Transport, WorldReceiver {
       return;
     }
     // counted now so that no fence can end before the deferred send has left; later sends to
-    // `dest` wait behind it (a stream's end must not overtake its values)
+    // `dest` wait behind it (a stream's end must not overtake its values). The value is held
+    // meanwhile, so a local consumer that writes its buffers gets its own copy.
     this.sent++;
+    retain(value);
     const sender = host.sender();
     const step = this.departures.wait(dest, () => {});
     wait.then(() => {
       this.sent--;
       // the send's errors name the task that made it, and fail the run like a send made at once
-      step.run = () => host.withSender(sender, () => this.ship(dest, msg, false, step));
+      step.run = () => {
+        try {
+          host.withSender(sender, () => this.ship(dest, msg, false, step));
+        } finally {
+          release(value);
+        }
+      };
       this.departures.ready(step);
     }, (e: unknown) => {
       this.sent--;
+      release(value);
       host.fail(e instanceof TtgError ? e : Errors.transport(`moving data to host before a send failed: ${String(e)}`, this.rank, e));
       this.departures.ready(step);
     });
