@@ -34,6 +34,8 @@ const RUNS: Run[] = [
   { suite: 'values', device: 'emulated:1::2' },
   { suite: 'user-kernels', device: 'host:::2' },
   { suite: 'user-kernels', device: 'emulated:2:1MiB:2' },
+  { suite: 'hostile', device: 'emulated:2:512KiB:2' },
+  { suite: 'hostile', device: 'host:::2' },
 ];
 
 const MOCHA = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
