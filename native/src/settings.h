@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <cstddef>
+#include <string>
 
 namespace ttg {
 
@@ -22,6 +23,7 @@ struct Settings {
   int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
   unsigned pool_spin_us = 20;                // TTG_POOL_SPIN_US
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
+  std::string cuda_libs;                     // TTG_CUDA_LIBS + where CUDA libraries usually are (src/native/cuda-libs.ts)
 };
 
 // The values given to configure(), or the defaults.

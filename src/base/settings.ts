@@ -3,6 +3,7 @@
  * variables" table lists them). Read when asked, so a variable set before `initialize` counts.
  * The addon's tuning goes to it through `configure` (src/native/addon.ts).
  */
+import { cudaLibDirs } from './cuda-libs.js';
 
 /** Default of TTG_HANG_TIMEOUT, in seconds. */
 export const DEFAULT_HANG_TIMEOUT_S = 30;
@@ -77,9 +78,11 @@ export interface NativeSettings {
   poolSpinUs: number;
   /** Tests of error paths only: the nth MPI send of this process fails (0: none). */
   faultSend: number;
+  /** Where the cuda backend looks for cuBLAS/cuSOLVER first (':'-separated), or `off`: TTG_CUDA_LIBS (cuda-libs.ts). */
+  cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US and TTG_FAULT_SEND. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -97,5 +100,6 @@ export function nativeSettings(): NativeSettings {
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
+    cudaLibs: cudaLibDirs(process.env),
   };
 }
