@@ -8,14 +8,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Environment variables this search reads (passed in: settings.ts reads the environment). */
+/** What this search reads of the environment (settings.ts reads it and passes it in). */
 export interface CudaLibsEnv {
-  TTG_CUDA_LIBS?: string;
-  CUDA_HOME?: string;
-  CUDA_PATH?: string;
-  VIRTUAL_ENV?: string;
-  CONDA_PREFIX?: string;
-  HOME?: string;
+  /** `TTG_CUDA_LIBS`. */
+  libs?: string | undefined;
+  CUDA_HOME?: string | undefined;
+  CUDA_PATH?: string | undefined;
+  VIRTUAL_ENV?: string | undefined;
+  CONDA_PREFIX?: string | undefined;
+  HOME?: string | undefined;
 }
 
 function subdirs(dir: string): string[] {
@@ -43,8 +44,8 @@ function wheelDirs(prefix: string): string[] {
  * prefix, the user's and the system's site-packages, and `/opt/<name>` (with its `.venv`/`venv`).
  */
 export function cudaLibDirs(env: CudaLibsEnv): string {
-  if (env.TTG_CUDA_LIBS?.trim() === 'off') return 'off';
-  const dirs = (env.TTG_CUDA_LIBS ?? '').split(':').filter((d) => d !== '');
+  if (env.libs?.trim() === 'off') return 'off';
+  const dirs = (env.libs ?? '').split(':').filter((d) => d !== '');
   for (const root of [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda']) {
     if (root !== undefined && root !== '') dirs.push(join(root, 'lib64'));
   }

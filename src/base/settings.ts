@@ -100,6 +100,9 @@ export function nativeSettings(): NativeSettings {
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
-    cudaLibs: cudaLibDirs(process.env),
+    cudaLibs: cudaLibDirs({
+      libs: env('TTG_CUDA_LIBS'), CUDA_HOME: env('CUDA_HOME'), CUDA_PATH: env('CUDA_PATH'), VIRTUAL_ENV: env('VIRTUAL_ENV'),
+      CONDA_PREFIX: env('CONDA_PREFIX'), HOME: env('HOME'),
+    }),
   };
 }

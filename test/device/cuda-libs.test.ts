@@ -44,11 +44,11 @@ describe('cuBLAS and cuSOLVER at run time', function () {
     const wheel = join(venv, 'lib', 'python3.12', 'site-packages', 'nvidia', 'cu13', 'lib');
     mkdirSync(wheel, { recursive: true });
     const mine = mkdtempSync(join(tmpdir(), 'ttg-libs-'));
-    const dirs = cudaLibDirs({ TTG_CUDA_LIBS: `${mine}:/nonexistent/dir`, VIRTUAL_ENV: venv }).split(':');
+    const dirs = cudaLibDirs({ libs: `${mine}:/nonexistent/dir`, VIRTUAL_ENV: venv }).split(':');
     expect(dirs[0]).to.equal(mine);
     expect(dirs).to.include(wheel);
     expect(dirs).to.not.include('/nonexistent/dir');
-    expect(cudaLibDirs({ TTG_CUDA_LIBS: 'off', VIRTUAL_ENV: venv })).to.equal('off');
+    expect(cudaLibDirs({ libs: 'off', VIRTUAL_ENV: venv })).to.equal('off');
   });
 
   describe('the loader (stand-in libraries; needs a CUDA build and no GPU)', () => {
