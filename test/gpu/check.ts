@@ -146,7 +146,10 @@ for (const step of STEPS) {
   say(`${step.name}: ${step.argv.slice(1).join(' ')}`);
   const r = await run(step.argv, Math.min(step.limit, left), 'steps.log');
   const seconds = (Date.now() - s0) / 1000;
-  kernels ??= /ttg: cuda kernels: (.*)/.exec(r.output)?.[1];
+  if (kernels === undefined) {
+    kernels = /ttg: cuda kernels: (.*)/.exec(r.output)?.[1];
+    if (kernels !== undefined) say(`kernels: ${kernels}`);
+  }
   const figures = (step.figures ?? lastJson)(r.output);
   const ok = r.code === 0 && !r.timedOut && figures['ok'] !== false;
   results.push({ name: step.name, ok, seconds: +seconds.toFixed(1), ...figures, ...(ok ? {} : { error: r.timedOut ? `timed out after ${seconds.toFixed(0)} s` : `exit ${String(r.code)}` }) });
