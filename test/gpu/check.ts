@@ -131,8 +131,8 @@ const STEPS: Step[] = [
 ];
 
 function mochaCounts(text: string): Record<string, unknown> {
-  const passing = /(\d+) passing/.exec(text)?.[1], failing = /(\d+) failing/.exec(text)?.[1];
-  return { passing: Number(passing ?? 0), failing: Number(failing ?? 0) };
+  const passing = Number(/(\d+) passing/.exec(text)?.[1] ?? 0), failing = Number(/(\d+) failing/.exec(text)?.[1] ?? 0);
+  return { ok: passing > 0 && failing === 0, passing, failing };  // a grep that matched nothing passes nothing
 }
 
 for (const step of STEPS) {
@@ -154,7 +154,7 @@ for (const step of STEPS) {
   const ok = r.code === 0 && !r.timedOut && figures['ok'] !== false;
   results.push({ name: step.name, ok, seconds: +seconds.toFixed(1), ...figures, ...(ok ? {} : { error: r.timedOut ? `timed out after ${seconds.toFixed(0)} s` : `exit ${String(r.code)}` }) });
   say(`${step.name}: ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s ${JSON.stringify(figures)}`);
-  if (!ok) console.log(tail(r.output, 25));
+  if (!ok) console.log(tail(r.output, 15));
 }
 finish();
 
