@@ -1,10 +1,13 @@
 /**
- * Device-task throughput on the `host` backend versus the machine's tile ceiling, measured in the
- * same run with the same total flops. Prints a summary and, as its last line, one JSON object
- * (SPEC §7): body, tile_gflops, peak_gflops, ratio. `--body async` writes the tasks as async
- * functions that await their device steps instead of generators that yield them.
+ * Device-task throughput on the `host` backend (or `--backend cuda`) versus the machine's tile
+ * ceiling, measured in the same run with the same total flops. Prints a summary and, as its last
+ * line, one JSON object (SPEC §7): body, backend, nb, tile_gflops, peak_gflops, ratio (cuda adds
+ * big_gflops, one large dgemm, and kernels: cuBLAS or ours). `--body async` writes the tasks as
+ * async functions that await their device steps instead of generators that yield them.
  *
- *   peak:  one native thread per core, each a loop of single-threaded 256x256 dgemm (no runtime)
+ *   peak:  host: one native thread per core, each a loop of single-threaded 256x256 dgemm (no
+ *          runtime); cuda: the same number of NB x NB dgemm calls back to back on the backend's
+ *          streams, with the kernel its tasks call (cuBLAS when loaded), no runtime (lib/cuda-ceiling.ts)
  *   tiles: CHAINS independent chains  G(c,0) -> G(c,1) -> ...  that together run TOTAL tasks;
  *          each task is a device task (input -> dgemm on its stream -> kernel wait) on its chain's
  *          C tile, so several tasks per stream are queued at any time and the streams never wait
@@ -16,17 +19,33 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
 import { baselines } from './lib/baselines.js';
+import { bigCeiling, cudaKernels, tileCeiling } from './lib/cuda-ceiling.js';
 import { median } from './lib/stats.js';
 
-const NB = 256;
-const cores = availableParallelism();
+/**
+ * `--body generator|async`: the form of the device tasks' bodies (the same steps either way);
+ * `--backend host|cuda`; `--nb`: the tile order (default 256 on host; 2048 on cuda, where a
+ * smaller tile is done before JS can hand the stream its next task).
+ */
+const args = parseArgs({ options: { body: { type: 'string', default: 'generator' }, backend: { type: 'string', default: 'host' }, nb: { type: 'string' } } }).values;
+const BODY = args.body;
+if (BODY !== 'generator' && BODY !== 'async') throw new Error(`--body must be generator or async, got '${BODY}'`);
+const BACKEND = args.backend;
+if (BACKEND !== 'host' && BACKEND !== 'cuda') throw new Error(`--backend must be host or cuda, got '${BACKEND}'`);
+const CUDA = BACKEND === 'cuda';
+const NB = Number(args.nb ?? (CUDA ? 2048 : 256));
+
+await ttg.initialize({ device: { backend: BACKEND } });
+// host: a core per stream; cuda: the backend's streams on device 0
+const cores = CUDA ? ttg.device.stats().streams : availableParallelism();
 // dgemm calls per measurement: long enough (~0.5 s) that graph setup and warm-up do not count
-const TOTAL = Number(process.env.BENCH_TILES ?? 1000 * cores);
+const TOTAL = Number(process.env.BENCH_TILES ?? (CUDA ? 2000 : 1000 * cores));
 // Rounds (tiles + ceiling each). Single rounds' ratios spread 0.88-1.09 on this VM, so the median
-// of 7 moved by +-1.5 points between invocations; 15 rounds halve the variance.
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+// of 7 moved by +-1.5 points between invocations; 15 rounds halve the variance. A GPU does not
+// throttle in bursts like this VM: 5 rounds there.
+const RUNS = Number(process.env.BENCH_RUNS ?? (CUDA ? 5 : 15));
 /** Tasks run untimed before measuring. */
-const WARM_TASKS = 10000;
+const WARM_TASKS = CUDA ? TOTAL : 10000;
 // Chains per core = tasks queued per stream. The pool wakes JS when a stream is down to its last
 // queued kernel, so each wake hands over about CHAINS / cores - 1 tasks: with 8 per core, ~170
 // wakes per 2000 tasks instead of ~500 with 4. Every wake puts the JS thread on a core that a
@@ -34,13 +53,8 @@ const WARM_TASKS = 10000;
 // with 2, 0.91 with 16, where the C tiles no longer fit in the caches).
 const CHAINS = Number(process.env.BENCH_CHAINS ?? 8 * cores);
 const flops = 2 * NB ** 3;
-/** `--body generator|async`: the form of the device tasks' bodies (the same steps either way). */
-const BODY = parseArgs({ options: { body: { type: 'string', default: 'generator' } } }).values.body;
-if (BODY !== 'generator' && BODY !== 'async') throw new Error(`--body must be generator or async, got '${BODY}'`);
 
 type Key = [number, number];
-
-await ttg.initialize({ device: { backend: 'host' } });
 
 // Allocated and touched once, before any timing, as the ceiling's own tiles are: fresh tiles per
 // run would put first-touch page faults, and the TLB-shootdown interrupts they send to the other
@@ -84,12 +98,12 @@ async function tiles(): Promise<number> {
   return (TOTAL * flops) / s / 1e9;
 }
 
-function peak(): number {
-  return baselines().devPeak(NB, Math.ceil(TOTAL / cores), cores);
+async function peak(): Promise<number> {
+  return CUDA ? tileCeiling(NB, TOTAL, cores) : baselines().devPeak(NB, Math.ceil(TOTAL / cores), cores);
 }
 
 const st = ttg.device.stats();
-console.log(`host backend: ${st.streams} streams; ${ttg.device.info()?.kernels ?? ''}`);
+console.log(`${BACKEND} backend: ${st.streams} streams; ${CUDA ? cudaKernels() : ttg.device.info()?.kernels ?? ''}`);
 // Warm-up: page-in, BLAS buffers, and V8's optimizing compiler, which reaches the runtime's hot
 // paths (enqueue, send, kernel waits...) only after some thousands of tasks: with one warm-up run
 // of 2000 tasks they were still being compiled during the first timed rounds (--trace-opt), and
@@ -100,16 +114,21 @@ for (let w = 0; w < Math.max(1, Math.ceil(WARM_TASKS / TOTAL)); w++) await tiles
 const rounds: Array<{ t: number; p: number }> = [];
 for (let i = 0; i < RUNS; i++) {
   if (i % 2 === 0) {
-    const p = peak();
+    const p = await peak();
     rounds.push({ p, t: await tiles() });
   } else {
     const t = await tiles();
-    rounds.push({ t, p: peak() });
+    rounds.push({ t, p: await peak() });
   }
 }
+const big = CUDA ? await bigCeiling(8192, 5) : undefined;
 const ratio = median(rounds.map((r) => r.t / r.p));
 const tile_gflops = median(rounds.map((r) => r.t)), peak_gflops = median(rounds.map((r) => r.p));
 console.log(rounds.map((r) => `tiles ${r.t.toFixed(1)} / peak ${r.p.toFixed(1)} GF/s`).join('\n'));
 console.log(`(${TOTAL} dgemm ${NB}x${NB} per measurement, ${CHAINS} chains)`);
+const kernels = CUDA ? cudaKernels() : undefined;
 await ttg.finalize();
-console.log(JSON.stringify({ body: BODY, tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3) }));
+console.log(JSON.stringify({
+  body: BODY, backend: BACKEND, nb: NB, tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3),
+  ...(big === undefined ? {} : { big_gflops: +big.toFixed(1), kernels }),
+}));

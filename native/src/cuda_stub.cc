@@ -10,10 +10,11 @@ int ttg_cuda_device_count(char* err, size_t errlen) {
   std::snprintf(err, errlen, "addon built without CUDA (no nvcc found at build time)");
   return 0;
 }
-int ttg_cuda_start(int, int, TtgCudaDone, void*, char* err, size_t errlen) {
+int ttg_cuda_start(int, int, TtgCudaDone, void*, const char*, char* err, size_t errlen) {
   std::snprintf(err, errlen, "addon built without CUDA");
   return 1;
 }
+const char* ttg_cuda_kernels(void) { return ""; }
 void ttg_cuda_stop(void) {}
 void* ttg_cuda_malloc(int, size_t) { return nullptr; }
 void ttg_cuda_free(int, void*) {}

@@ -5,9 +5,11 @@
 #include "device_addon.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -38,6 +40,9 @@ struct DeviceRuntime {
   std::uint64_t next_handle = 0;
   std::unordered_map<std::uint64_t, Alloc> allocs;
   Napi::Env::CleanupHook<std::function<void()>> cleanup;
+  // Cuda mode: why CUDA failed a notify id, until its batch is delivered (CUDA/poller threads write).
+  std::mutex failures_mu;
+  std::unordered_map<std::uint64_t, std::string> failures;
 };
 
 DeviceRuntime& R() {
@@ -45,8 +50,17 @@ DeviceRuntime& R() {
   return *r;
 }
 
-void cuda_done(std::uint64_t id, void*) { R().pool.complete(id); }
+void cuda_done(std::uint64_t id, const char* error, void*) {
+  DeviceRuntime& r = R();
+  if (error != nullptr) {
+    std::lock_guard<std::mutex> lk(r.failures_mu);
+    r.failures.emplace(id, error);
+  }
+  r.pool.complete(id);
+}
 
+// Calls onDone(ids) with a batch of completions; onDone(ids, errors) when CUDA failed some of
+// them: errors[i] says why ids[i] failed (undefined for those that ran).
 void deliver(Napi::Env env, Napi::Function fn) {
   DeviceRuntime& r = R();
   std::vector<std::uint64_t> ids = r.pool.take();
@@ -55,7 +69,28 @@ void deliver(Napi::Env env, Napi::Function fn) {
   if (r.outstanding == 0) r.waker.ref(false);
   Napi::Float64Array arr = Napi::Float64Array::New(env, ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) arr[i] = static_cast<double>(ids[i]);
-  fn.Call({arr});
+  std::unordered_map<std::uint64_t, std::string> failed;
+  {
+    std::lock_guard<std::mutex> lk(r.failures_mu);
+    if (!r.failures.empty()) {
+      for (std::uint64_t id : ids) {
+        auto it = r.failures.find(id);
+        if (it == r.failures.end()) continue;
+        failed.emplace(id, std::move(it->second));
+        r.failures.erase(it);
+      }
+    }
+  }
+  if (failed.empty()) {
+    fn.Call({arr});
+    return;
+  }
+  Napi::Array errors = Napi::Array::New(env, ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto it = failed.find(ids[i]);
+    errors[static_cast<uint32_t>(i)] = it == failed.end() ? env.Undefined() : Napi::String::New(env, it->second);
+  }
+  fn.Call({arr, errors});
 }
 
 void free_alloc(DeviceRuntime& r, const Alloc& a) {
@@ -72,6 +107,10 @@ void stop(const Napi::Env* env) {
   for (auto& kv : r.allocs) free_alloc(r, kv.second);
   r.allocs.clear();
   r.pool.take();
+  {
+    std::lock_guard<std::mutex> lk(r.failures_mu);
+    r.failures.clear();
+  }
   r.waker.close(env != nullptr);
   if (env != nullptr) r.cleanup.Remove(*env);
   r.outstanding = 0;
@@ -141,6 +180,7 @@ Napi::Value DevInfo(const Napi::CallbackInfo& info) {
   o["cuda_compiled"] = ttg_cuda_compiled() != 0;
   o["cuda_devices"] = count;
   o["cuda_error"] = std::string(err);
+  o["cuda_kernels"] = std::string(ttg_cuda_kernels());
   return o;
 }
 
@@ -163,12 +203,15 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
     const int host = info.Length() > 5 && info[5].IsNumber() ? std::max(0, info[5].As<Napi::Number>().Int32Value()) : 0;
     r.pool.start(host, wake);
     r.cuda_streams = static_cast<std::uint32_t>(streams);
-    if (ttg_cuda_start(devices, streams / devices, cuda_done, nullptr, err, sizeof err) != 0) {
+    const bool first = ttg_cuda_kernels()[0] == '\0';
+    if (ttg_cuda_start(devices, streams / devices, cuda_done, nullptr, settings().cuda_libs.c_str(), err, sizeof err) != 0) {
       r.mode = DeviceRuntime::Mode::Cuda;
       stop(nullptr);
       throw Napi::Error::New(env, std::string("ttg_native.devStart(cuda): ") + err);
     }
     r.mode = DeviceRuntime::Mode::Cuda;
+    // Once per process, like the build warnings: which library a run's speed comes from.
+    if (first) std::fprintf(stderr, "ttg: cuda kernels: %s\n", ttg_cuda_kernels());
   } else {
     // slowdown: one factor per stream (emulated devices made slower), optional
     std::vector<double> slow;

@@ -16,6 +16,11 @@ void take(const Napi::Object& o, const char* name, T& field) {
   else if (v.IsBoolean()) field = static_cast<T>(v.As<Napi::Boolean>().Value());
 }
 
+void take(const Napi::Object& o, const char* name, std::string& field) {
+  Napi::Value v = o.Get(name);
+  if (v.IsString()) field = v.As<Napi::String>().Utf8Value();
+}
+
 Napi::Value Configure(const Napi::CallbackInfo& info) {
   if (!info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "ttg_native.configure: needs a settings object");
   const Napi::Object o = info[0].As<Napi::Object>();
@@ -36,6 +41,7 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
     take(o, "faultDevOp", s.fault_devop);
     s.devops_made = 0;
   }
+  take(o, "cudaLibs", s.cuda_libs);
   return info.Env().Undefined();
 }
 

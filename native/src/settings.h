@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <cstddef>
+#include <string>
 
 namespace ttg {
 
@@ -24,6 +25,7 @@ struct Settings {
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
   unsigned fault_devop = 0;                  // TTG_FAULT_DEVOP (tests of error paths: the nth device enqueue fails)
   unsigned devops_made = 0;                  // enqueues counted for fault_devop since it was configured
+  std::string cuda_libs;                     // TTG_CUDA_LIBS + where CUDA libraries usually are (src/native/cuda-libs.ts)
 };
 
 // The values given to configure(), or the defaults.

@@ -3,6 +3,7 @@
  * variables" table lists them). Read when asked, so a variable set before `initialize` counts.
  * The addon's tuning goes to it through `configure` (src/native/addon.ts).
  */
+import { cudaLibDirs } from './cuda-libs.js';
 
 /** Default of TTG_HANG_TIMEOUT, in seconds. */
 export const DEFAULT_HANG_TIMEOUT_S = 30;
@@ -79,9 +80,11 @@ export interface NativeSettings {
   faultSend: number;
   /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
   faultDevOp: number;
+  /** Where the cuda backend looks for cuBLAS/cuSOLVER first (':'-separated), or `off`: TTG_CUDA_LIBS (cuda-libs.ts). */
+  cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND and TTG_FAULT_DEVOP. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_DEVOP and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -100,5 +103,9 @@ export function nativeSettings(): NativeSettings {
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
     faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
+    cudaLibs: cudaLibDirs({
+      libs: env('TTG_CUDA_LIBS'), CUDA_HOME: env('CUDA_HOME'), CUDA_PATH: env('CUDA_PATH'), VIRTUAL_ENV: env('VIRTUAL_ENV'),
+      CONDA_PREFIX: env('CONDA_PREFIX'), HOME: env('HOME'),
+    }),
   };
 }

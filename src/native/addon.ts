@@ -189,7 +189,19 @@ export interface NativeDeviceInfo {
   cuda_devices: number;
   /** Why `cuda_devices` is 0, when CUDA said so. */
   cuda_error: string;
+  /**
+   * Which kernels the cuda backend runs: cuBLAS/cuSOLVER with their versions and paths, or our
+   * tile kernels and why (empty until the cuda backend first started).
+   */
+  cuda_kernels: string;
 }
+
+/**
+ * A batch of completed notify ids. On CUDA, `errors` is present when CUDA failed some of them
+ * (an op it refused, or a stream that faulted): `errors[i]` then says why `ids[i]` failed, and is
+ * undefined for those that ran.
+ */
+export type DeviceDoneCallback = (ids: Float64Array, errors?: ReadonlyArray<string | undefined>) => void;
 
 /** The addon's API; see native/src/addon.cc (device functions: native/src/device_addon.cc). Synchronous methods throw, async ones reject. */
 export interface NativeAddon {
@@ -284,11 +296,11 @@ export interface NativeAddon {
   /**
    * Starts the device runtime: `kind` `pool` (one native thread per stream; host and emulated
    * backends) or `cuda` (`streams / devices` CUDA streams per device). `onDone` receives batches of
-   * completed notify ids. `slowdown`: per pool stream, a factor >= 1 that stretches its ops by
+   * completed notify ids, every id exactly once (see {@link DeviceDoneCallback} for failed ones). `slowdown`: per pool stream, a factor >= 1 that stretches its ops by
    * sleeping after each (emulated devices made slower). `host` (cuda): pool threads of a host place
    * beside the CUDA devices, numbered after the CUDA streams. Throws when already started or when CUDA fails.
    */
-  devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: (ids: Float64Array) => void, slowdown?: Float64Array, host?: number): void;
+  devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: DeviceDoneCallback, slowdown?: Float64Array, host?: number): void;
   /** Waits for every stream to drain, stops them and frees all device memory. Idempotent. */
   devStop(): void;
   /** Allocates `bytes` on `device`; returns a handle, or null when the device is out of memory. */

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
+import { loadNative } from '../../src/native/addon.js';
+
 interface Run {
   suite: string;
   /** TTG_DEVICE of the run: backend:devices:memory:streams. */
@@ -37,6 +39,20 @@ const RUNS: Run[] = [
   { suite: 'hostile', device: 'emulated:2:512KiB:2' },
   { suite: 'hostile', device: 'host:::2' },
 ];
+
+/**
+ * The same suites on one CUDA device, where there is one (scripts/gpu-check.sh runs them with
+ * `--grep cuda`): tests of copies on two devices are left out with one.
+ */
+const CUDA_RUNS: Run[] = [
+  { suite: 'device', device: 'cuda:1' },
+  { suite: 'coherence', device: 'cuda:1::2' },
+  { suite: 'forms', device: 'cuda:1:256KiB:2' },
+  { suite: 'memory', device: 'cuda:1:256KiB' },
+  { suite: 'values', device: 'cuda:1::2' },
+  { suite: 'user-kernels', device: 'cuda:1:1MiB:2' },
+];
+if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
 
 const MOCHA = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
 

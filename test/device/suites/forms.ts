@@ -119,7 +119,7 @@ for (const form of ['generator', 'async'] as const) {
       }, bufs.map((_, k) => [k, 0]));
       await Promise.all(bufs.map((b) => b.toHost()));
       bufs.forEach((b, i) => expect([b.host[0], b.host[n * n - 1]]).to.deep.equal([2 * i, 2 * i]));
-      if (backend === 'emulated') expect(ttg.device.stats().evictions - before).to.be.above(0);
+      if (backend !== 'host') expect(ttg.device.stats().evictions - before).to.be.above(0);
     });
 
     it('an error thrown after an await fails the fence naming TT and key, and releases the task\'s pins', async () => {
@@ -142,7 +142,7 @@ for (const form of ['generator', 'async'] as const) {
   });
 }
 
-if (backend === 'emulated') describe('async device bodies written out', () => {
+if (backend !== 'host') describe('async device bodies written out', () => {
   onSuiteDevices();
 
   it('the body of the README runs, typed without casts, with timers between its steps', async () => {

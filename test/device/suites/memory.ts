@@ -7,12 +7,14 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 import { expectTtgError, fence, rejection } from '../../helpers.js';
-import { onSuiteDevices } from './suite.js';
+import { devices, onSuiteDevices } from './suite.js';
 
 const KiB = 1024;
+/** Tests of copies on two devices: defined only for runs with two (a one-GPU run leaves them out). */
+const itTwo = (title: string, fn: Mocha.AsyncFunc): void => { if (devices >= 2) it(title, fn); };
 
-describe('device memory manager (emulated backend)', () => {
-  onSuiteDevices(); // run with TTG_DEVICE=emulated:2:256KiB
+describe('device memory manager (emulated or cuda backend)', () => {
+  onSuiteDevices(); // run with TTG_DEVICE=emulated:2:256KiB (or cuda:1:256KiB)
 
   it('an oversubscribed working set (4x the memory of both devices) completes with exact results and evictions', async function () {
     this.timeout(30000);
@@ -89,7 +91,7 @@ describe('device memory manager (emulated backend)', () => {
     expect(got).to.deep.equal([3, 10]);
   });
 
-  it('a buffer read by tasks on two devices has valid read-only copies on both', async () => {
+  itTwo('a buffer read by tasks on two devices has valid read-only copies on both', async () => {
     const X = new ttg.Buffer(new Float64Array(64).fill(2));
     const Ys = [new ttg.Buffer(64), new ttg.Buffer(64)];
     const e = new ttg.Edge<number, number>('ro-e');
@@ -120,7 +122,7 @@ describe('device memory manager (emulated backend)', () => {
     expect(ttg.device.stats().h2d_bytes - h2d).to.equal(4 * 64 * 8);  // X twice, each Y once
   });
 
-  it('writing a replicated buffer on one device invalidates the other copies', async () => {
+  itTwo('writing a replicated buffer on one device invalidates the other copies', async () => {
     const X = new ttg.Buffer(new Float64Array(8).fill(1));
     const e = new ttg.Edge<number, number>('inv-e');
     const order: number[] = [];

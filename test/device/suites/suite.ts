@@ -11,8 +11,8 @@ import { parseDeviceEnv } from '../../../src/device/config.js';
 const options = parseDeviceEnv(process.env['TTG_DEVICE']);
 
 /** The backend of this run (`TTG_DEVICE`). */
-export const backend = (options.backend ?? 'host') as 'host' | 'emulated';
-/** Emulated devices of this run. */
+export const backend = (options.backend ?? 'host') as 'host' | 'emulated' | 'cuda';
+/** Devices of this run (emulated, or GPUs). */
 export const devices = options.devices ?? 1;
 /** Streams per device of this run (undefined: the backend's default). */
 export const streams = options.streams;
