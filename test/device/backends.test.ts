@@ -51,6 +51,7 @@ const CUDA_RUNS: Run[] = [
   { suite: 'memory', device: 'cuda:1:256KiB' },
   { suite: 'values', device: 'cuda:1::2' },
   { suite: 'user-kernels', device: 'cuda:1:1MiB:2' },
+  { suite: 'hostile', device: 'cuda:1:512KiB:2' },
 ];
 if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
 
