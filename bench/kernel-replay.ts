@@ -56,6 +56,6 @@ export async function replayGemms(plan: Plan): Promise<number> {
       }
     }
   }
-  await Promise.all(all.map((st) => new Promise<void>((done) => streams.marker(st, done))));
+  await Promise.all(all.map((st) => new Promise<void>((done, fail) => streams.marker(st, (e) => (e === undefined ? done() : fail(e))))));
   return multiplyFlops(s) / ((performance.now() - t0) / 1000) / 1e9;
 }

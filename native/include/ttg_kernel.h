@@ -11,6 +11,9 @@
  * (host memory on the host backend), `lengths[i]` is its number of elements (of the buffer's
  * typed-array type); `scalars` are the numbers passed, as doubles. A kernel must not keep any of
  * these pointers after it returns (or, on CUDA, after its work on the stream has run).
+ * A CUDA function built with its own CUDA runtime (nvcc links one statically by default) should
+ * store what its runtime's `cudaGetLastError()` says after its launches in `*call->error`: a
+ * nonzero value fails the op's completion, so the task that waits for it fails with the reason.
  */
 #ifndef TTG_KERNEL_H
 #define TTG_KERNEL_H
@@ -28,6 +31,7 @@ typedef struct TtgKernelCall {
   const double* scalars;
   int nscalars;
   void* stream;
+  int* error;
 } TtgKernelCall;
 
 typedef void (*TtgKernelFn)(const TtgKernelCall* call);

@@ -206,7 +206,13 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
     step();
     h->stamp = static_cast<double*>(op.p[0]);
   } else if (op.kind == TTG_OP_USER) {
-    ttg_run_user_op(&op, s);  // the program's function launches its work on the stream
+    // the program's function launches its work on the stream; errors of its own CUDA runtime
+    // come back through call->error (ttg_kernel.h)
+    const int reported = ttg_run_user_op(&op, s);
+    if (reported != 0) {
+      std::snprintf(err, errlen, "the kernel function reported CUDA error %d (%s)", reported, cudaGetErrorString(static_cast<cudaError_t>(reported)));
+      return 1;
+    }
     TTG_CUDA_ERR(cudaGetLastError(), err, errlen);
   } else if (op.kind != TTG_OP_MARKER && op.kind != TTG_OP_COPY) {
     const int v = ttg::vendor_launch(g.vendor[op.stream], op, s, err, errlen);

@@ -147,6 +147,10 @@ bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
   if (s.fault_devop != 0 && ++s.devops_made == s.fault_devop) {
     throw Napi::Error::New(env, std::string("ttg_native.") + what + " failed (injected by TTG_FAULT_DEVOP)");
   }
+  if (s.fault_devdone != 0 && op.notify != 0 && ++s.devdones_made == s.fault_devdone) {
+    std::lock_guard<std::mutex> lk(r.failures_mu);
+    r.failures.emplace(op.notify, std::string("ttg_native.") + what + ": the op failed on its stream (injected by TTG_FAULT_DEVDONE)");
+  }
   bool pool = true;
   if (r.mode == DeviceRuntime::Mode::Cuda && op.stream < r.cuda_streams) {
     char err[512] = {0};

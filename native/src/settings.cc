@@ -41,6 +41,10 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
     take(o, "faultDevOp", s.fault_devop);
     s.devops_made = 0;
   }
+  if (o.Get("faultDevDone").IsNumber()) {
+    take(o, "faultDevDone", s.fault_devdone);
+    s.devdones_made = 0;
+  }
   take(o, "cudaLibs", s.cuda_libs);
   return info.Env().Undefined();
 }

@@ -25,6 +25,8 @@ struct Settings {
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
   unsigned fault_devop = 0;                  // TTG_FAULT_DEVOP (tests of error paths: the nth device enqueue fails)
   unsigned devops_made = 0;                  // enqueues counted for fault_devop since it was configured
+  unsigned fault_devdone = 0;                // TTG_FAULT_DEVDONE (tests of error paths: the nth completion of a device op fails)
+  unsigned devdones_made = 0;                // ops with a completion counted for fault_devdone since it was configured
   std::string cuda_libs;                     // TTG_CUDA_LIBS + where CUDA libraries usually are (src/native/cuda-libs.ts)
 };
 

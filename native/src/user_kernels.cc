@@ -31,11 +31,13 @@ TtgKernelFn load_user_kernel(const std::string& path, const std::string& symbol)
 
 }  // namespace ttg
 
-extern "C" void ttg_run_user_op(const TtgOp* op, void* stream) {
+extern "C" int ttg_run_user_op(const TtgOp* op, void* stream) {
   auto* u = static_cast<ttg::UserCall*>(op->p[0]);
+  int error = 0;
   const TtgKernelCall call{u->buffers.data(), u->lengths.data(), static_cast<int>(u->buffers.size()),
-                           u->scalars.data(), static_cast<int>(u->scalars.size()), stream};
+                           u->scalars.data(), static_cast<int>(u->scalars.size()), stream, &error};
   u->fn(&call);
+  return error;
 }
 
 extern "C" void ttg_free_user_op(const TtgOp* op) { delete static_cast<ttg::UserCall*>(op->p[0]); }

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 // Runs the UserCall in op->p[0] with `stream` (NULL on the host pool); does not free it.
-void ttg_run_user_op(const TtgOp* op, void* stream);
+int ttg_run_user_op(const TtgOp* op, void* stream);
 // Frees the UserCall in op->p[0] (the pool's worker, after running it).
 void ttg_free_user_op(const TtgOp* op);
 

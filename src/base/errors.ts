@@ -24,6 +24,7 @@ export type TtgErrorCode =
   | 'E_CORRUPT'
   | 'E_TRANSPORT'
   | 'E_DEVICE_MEMORY'
+  | 'E_DEVICE'
   | 'E_MOVED'
   | 'E_READ_ONLY'
   | 'E_COLLECTIVE';

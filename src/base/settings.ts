@@ -80,11 +80,13 @@ export interface NativeSettings {
   faultSend: number;
   /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
   faultDevOp: number;
+  /** Tests of error paths only: the completion of the nth device op that reports one fails, as a faulted CUDA stream's would (0: none). */
+  faultDevDone: number;
   /** Where the cuda backend looks for cuBLAS/cuSOLVER first (':'-separated), or `off`: TTG_CUDA_LIBS (cuda-libs.ts). */
   cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_DEVOP and TTG_CUDA_LIBS. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -103,6 +105,7 @@ export function nativeSettings(): NativeSettings {
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
     faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
+    faultDevDone: count('TTG_FAULT_DEVDONE', 0, 2 ** 31),
     cudaLibs: cudaLibDirs({
       libs: env('TTG_CUDA_LIBS'), CUDA_HOME: env('CUDA_HOME'), CUDA_PATH: env('CUDA_PATH'), VIRTUAL_ENV: env('VIRTUAL_ENV'),
       CONDA_PREFIX: env('CONDA_PREFIX'), HOME: env('HOME'),

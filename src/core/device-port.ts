@@ -21,7 +21,7 @@ export interface ReadyStep extends PromiseLike<unknown> {
  */
 export interface ParkableStep extends PromiseLike<unknown> {
   readonly step: 'parkable';
-  /** Parks the body of `task`; the step calls `task.resumeParked()` once when it completes. */
+  /** Parks the body of `task`; the step calls `task.resumeParked(error?)` once when it completes (with the error it failed with). */
   park(task: Task): void;
 }
 
@@ -64,10 +64,10 @@ export interface DevicePort {
   stepNext<R>(context: unknown, it: StepIterator<R>, input: unknown, isThrow: boolean): R;
   /**
    * Ends the device use of a task whose body returned or threw; true when it must first wait for
-   * work the task enqueued, and calls `then` once that has run. Throws when the task broke a
+   * work the task enqueued, and calls `then` once that has run (with an error when it failed). Throws when the task broke a
    * device rule (a host task wrote a read-only input's buffer).
    */
-  endTask(t: Task, then: (t: Task) => void): boolean;
+  endTask(t: Task, then: (t: Task, error?: unknown) => void): boolean;
   /** A task given up by a hang report: what it holds on devices is given back once its queued work has run. */
   abandonTask(t: Task): void;
   /** Called once per TT with an async body before its first task (the task context may go on). */

@@ -253,19 +253,19 @@ export class Scheduler {
     tr.slice(t.tt.name, t.key, t0);
   }
 
-  /** @internal Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task). */
-  resumeParked(t: Task): void {
+  /** @internal Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task); `error` is thrown into it. */
+  resumeParked(t: Task, error?: unknown): void {
     const it = t.parkedOn!;
     t.parkedOn = undefined;
     if (t.abandoned) return;
     this.resumed++;
     const tr = this.tracer;
     if (tr === undefined) {
-      this.stepSync(t, it, undefined, false);
+      this.stepSync(t, it, error, error !== undefined);
       return;
     }
     const t0 = tr.now();
-    this.stepSync(t, it, undefined, false);
+    this.stepSync(t, it, error, error !== undefined);
     tr.slice(t.tt.name, t.key, t0);
   }
 
@@ -349,14 +349,14 @@ export class Scheduler {
     return isThenable(v) ? trusted(v) : undefined;
   }
 
-  private readonly finishFn = (t: Task): void => this.finish(t);
+  private readonly finishFn = (t: Task, error?: unknown): void => (error === undefined ? this.finish(t) : this.fail(t, error));
 
   /**
    * Ends the device state of a task whose body returned (`error` undefined) or threw: true when
    * its end is deferred until its device work has run (then `then` is called) or when it turned
    * into a failure (a read-only input written).
    */
-  private endDevice(t: Task, then: (t: Task) => void, error: unknown): boolean {
+  private endDevice(t: Task, then: (t: Task, error?: unknown) => void, error: unknown): boolean {
     try {
       if (!this.device!.endTask(t, then)) return false;
     } catch (e) {

@@ -49,8 +49,8 @@ export class Task {
   }
 
   /** Resumes the body parked on a device step that has completed (the step protocol of device-port.ts). */
-  resumeParked(): void {
-    this.tt.rt.scheduler.resumeParked(this);
+  resumeParked(error?: unknown): void {
+    this.tt.rt.scheduler.resumeParked(this, error);
   }
 
   send(i: number, key: unknown, value: unknown): void {

@@ -4,7 +4,7 @@
  * separate device memory (emulated, cuda). The operations themselves go through `devOp`.
  */
 import { availableParallelism } from 'node:os';
-import type { NativeAddon } from '../native/addon.js';
+import type { DeviceDoneCallback, NativeAddon } from '../native/addon.js';
 import type { BackendName, DeviceOptions } from './config.js';
 import { DeviceErrors } from './errors.js';
 
@@ -45,7 +45,7 @@ const EMULATED_MEMORY = 64 * 2 ** 20;
  * reports the completions of notify ids to `onDone`.
  */
 export function startBackend(native: NativeAddon, name: BackendName | undefined, o: DeviceOptions,
-  onDone: (ids: Float64Array) => void): Backend {
+  onDone: DeviceDoneCallback): Backend {
   const info = native.devInfo();
   const chosen: BackendName = name ?? (info.cuda_devices > 0 ? 'cuda' : 'host');
   if (chosen === 'host') {

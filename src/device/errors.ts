@@ -20,6 +20,10 @@ export const DeviceErrors = {
   abandoned(ctx: TtgErrorContext): TtgError {
     return new TtgError('E_HANG', 'the task was given up by a hang report while it waited for device memory', ctx);
   },
+  /** A device op failed where it ran (CUDA refused it, or its stream faulted). */
+  opFailed(why: string): TtgError {
+    return new TtgError('E_DEVICE', `a device operation failed: ${why}`);
+  },
   /** A bad argument to a device API call. */
   invalid(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return Errors.invalidArgument(what, detail, ctx);

@@ -14,7 +14,7 @@
  * memory a copy still uses; every write bumps the buffer's version, so a copy that was overtaken
  * by a later write never marks its side current.
  */
-import type { TtgErrorContext } from '../base/errors.js';
+import type { TtgError, TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
@@ -26,6 +26,8 @@ export interface Acquirer {
   lastOp: number;
   /** The task was given up (a hang report): a wait for room ends with an error. */
   readonly abandoned: boolean;
+  /** A copy enqueued for the task failed where it ran: its next wait, or its end, fails with this. */
+  failure: TtgError | undefined;
 }
 
 /** Per-device counters. */
@@ -174,12 +176,19 @@ export class MemoryManager {
   /** Enqueues `b`'s host data into `c` on `stream`; the copy pins `c` until it has run. */
   private copyIn(b: AnyBuffer, c: DeviceCopy, stream: Stream, owner: Acquirer): void {
     const dev = stream.device;
+    // a failed copy fails the task at its next wait: told from the completion batch, before that wait fires
+    const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true, (e) => {
+      owner.failure ??= e;
+      c.valid = false;
+    })!;
     c.pins++;
-    const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true)!;
     owner.lastOp = stream.ops;
     this.counters[dev]!.h2d_bytes += b.bytes;
     c.ready = ready;
-    void ready.then(() => {
+    ready.then(() => {
+      if (c.ready === ready) c.ready = undefined;
+      this.unpin(c, dev);
+    }, () => {
       if (c.ready === ready) c.ready = undefined;
       this.unpin(c, dev);
     });
@@ -270,8 +279,8 @@ export class MemoryManager {
   enqueueCopyBack(b: AnyBuffer, stream: Stream): number {
     const c = b.copies[stream.device];
     if (this.backend.inPlace || stream.device === this.backend.hostPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return -1;
-    c.pins++;
     this.streams.copy(stream, 'D', b.host, c.handle, b.bytes, false);
+    c.pins++;
     this.counters[stream.device]!.d2h_bytes += b.bytes;
     return b.version;
   }

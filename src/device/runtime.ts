@@ -55,7 +55,7 @@ export async function initDevices(options: DeviceOptions | undefined): Promise<v
   }
   await initChecksum();  // read-only inputs are hashed (read-only.ts)
   let streams: StreamManager | undefined;
-  const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids) => streams!.onDone(ids));
+  const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids, errors) => streams!.onDone(ids, errors));
   streams = new StreamManager(backend);
   current = { backend, streams, memory: new MemoryManager(backend, streams), placement: new Placement(backend, streams) };
 }

@@ -9,6 +9,7 @@
  * a task that has selected a stream with that task's state as "current" (`current_stream()`,
  * and the check that kernels use only the task's own buffers).
  */
+import type { TtgError } from '../base/errors.js';
 import type { ParkableStep, ReadyStep } from '../core/device-port.js';
 import type { Task } from '../core/task.js';
 import type { TTImpl } from '../core/tt.js';
@@ -75,6 +76,10 @@ class TaskState implements ReadyStep, Acquirer {
   lastOp = -1;
   /** Given up by a hang report. */
   abandoned = false;
+  /** Something the task enqueued failed where it ran (E_DEVICE): its next wait and its end fail with it. */
+  failure: TtgError | undefined = undefined;
+  /** A wait has thrown `failure` into the body. */
+  failureSeen = false;
   /** An acquisition still running (the body may have stopped waiting for it): the task ends after it. */
   acquiring: Promise<unknown> | undefined = undefined;
   /** Values sent while queued work of the task may still read their buffers: held until its next wait has run. */
@@ -252,8 +257,9 @@ export function nextInStepContext<R>(st: unknown, it: { next(v?: unknown): R; th
  */
 class KernelWait implements ParkableStep {
   readonly step = 'parkable';
-  private next: ((value: unknown) => unknown) | undefined;
+  private next: ((e: TtgError | undefined) => void) | undefined;
   private settled = false;
+  private error: TtgError | undefined = undefined;
   private parked: Task | undefined = undefined;
 
   constructor(
@@ -272,36 +278,58 @@ class KernelWait implements ParkableStep {
     this.parked = task;
   }
 
-  then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null): PromiseLike<A | B> {
-    if (onF != null) {
-      if (this.settled) queueMicrotask(() => onF(undefined));
-      else if (this.next === undefined) this.next = onF;
-      else {
-        const first = this.next;
-        this.next = (v) => (first(v), onF(v));
-      }
+  then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null,
+    onR?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    const f = (e: TtgError | undefined): void => {
+      if (e === undefined) onF?.(undefined);
+      else onR?.(e);
+    };
+    if (this.settled) queueMicrotask(() => f(this.error));
+    else if (this.next === undefined) this.next = f;
+    else {
+      const first = this.next;
+      this.next = (e) => (first(e), f(e));
     }
     return this as PromiseLike<A | B>;
   }
 
   /** Completion of everything the task had enqueued when it waited. */
   fire(): void {
+    const failed = this.st.failure;
+    if (failed !== undefined) {
+      this.fail(failed);
+      return;
+    }
     const dev = this.st.stream.device;
     for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!);
     // the body may now write the host arrays while device copies stay valid: watch for that
     for (const b of this.named) {
       if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (this.st.hostWatch ??= new Map()).set(b, hashOf(b));
     }
+    this.settle(undefined);
+  }
+
+  /** Something the task enqueued failed where it ran: the body gets the error at its wait. */
+  fail(e: TtgError): void {
+    this.st.failure ??= e;
+    this.st.failureSeen = true;
+    // the copies home did not make the host current: unpin them only
+    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, this.st.stream.device, -1);
+    this.settle(e);
+  }
+
+  private settle(e: TtgError | undefined): void {
     if (this.held !== undefined) for (const v of this.held) unhold(v);
+    this.error = e;
     this.settled = true;
     const t = this.parked;
     if (t !== undefined) {
       this.parked = undefined;
-      t.resumeParked();
+      t.resumeParked(e);
     }
     const f = this.next;
     this.next = undefined;
-    if (f !== undefined) f(undefined);
+    if (f !== undefined) f(e);
   }
 }
 
@@ -442,7 +470,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
  * memory is freed under a running kernel. True when it deferred. A host task's read-only inputs
  * are checked for writes (throws E_READ_ONLY).
  */
-export function endDeviceTask(task: Task, then: (task: Task) => void): boolean {
+export function endDeviceTask(task: Task, then: (task: Task, error?: unknown) => void): boolean {
   const st = task.deviceState as TaskState | ReadOnlyWatch | Placing | undefined;
   task.deviceState = undefined;
   if (st instanceof ReadOnlyWatch) {
@@ -456,7 +484,7 @@ export function endDeviceTask(task: Task, then: (task: Task) => void): boolean {
   const r = deviceRuntime();
   if (st === undefined || r === undefined) return false;
   settleHostWrites(r, st);
-  return finish(r, st, task.tt, () => then(task));
+  return finish(r, st, task.tt, (e) => then(task, e));
 }
 
 /**
@@ -477,7 +505,7 @@ export function abandonDeviceTask(task: Task): void {
 }
 
 /** Ends `st` once its acquisition has settled and its queued work has run; true when that is later (then `done`). */
-function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: () => void): boolean {
+function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void): boolean {
   if (st.acquiring !== undefined) {
     const after = (): void => { if (!finish(r, st, tt, done)) done(); };
     st.acquiring.then(after, after);
@@ -488,9 +516,10 @@ function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: () => void): 
     release(r, st, tt);
     return false;
   }
-  r.streams.marker(st.stream, () => {
+  r.streams.marker(st.stream, (e) => {
     release(r, st, tt);
-    done();
+    // a failure no wait reported fails the task now
+    done(e ?? (st.failureSeen ? undefined : st.failure));
   });
   return true;
 }

@@ -3,9 +3,11 @@
  * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
  */
+import type { TtgError } from '../base/errors.js';
 import { streamTid, tracer, type Tracer } from '../core/trace.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
+import { DeviceErrors } from './errors.js';
 import type { InputResult } from './steps.js';
 
 /** Op kinds of native/src/device_op.h (part of the JS <-> native contract). */
@@ -56,9 +58,11 @@ const AFFINITY_SLACK = 1;
 
 type Operand = number | ArrayBufferView | null;
 
-/** What a notify id completes: {@link StreamManager.notifyWhenDone} calls `fire` from the batch. */
+/** What a notify id completes: {@link StreamManager.notifyWhenDone} calls `fire` from the batch, or `fail` when the op failed. */
 export interface Waiter {
   fire(): void;
+  /** The op (or one before it on its stream) failed where it ran: `e` (E_DEVICE) says why. */
+  fail(e: TtgError): void;
 }
 
 /** Streams of all devices plus the notify-id bookkeeping. */
@@ -83,10 +87,11 @@ export class StreamManager {
   }
 
   /**
-   * Native completion batch: runs the callbacks of the reported ids. A callback that throws does
-   * not stop the others; the first error is rethrown once all have run.
+   * Native completion batch: runs the callbacks of the reported ids (`errors[i]`: why `ids[i]`
+   * failed, when it did). A callback that throws does not stop the others; the first error is
+   * rethrown once all have run.
    */
-  readonly onDone = (ids: Float64Array): void => {
+  readonly onDone = (ids: Float64Array, errors?: ReadonlyArray<string | undefined>): void => {
     let failed = false;
     let error: unknown;
     for (let i = 0; i < ids.length; i++) {
@@ -95,7 +100,9 @@ export class StreamManager {
       if (w === undefined) continue;
       this.waiting.delete(id);
       try {
-        w.fire();
+        const why = errors?.[i];
+        if (why === undefined) w.fire();
+        else w.fail(DeviceErrors.opFailed(why));
       } catch (e) {
         if (!failed) error = e;
         failed = true;
@@ -175,10 +182,13 @@ export class StreamManager {
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
 
-  /** Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host). */
-  copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean): Promise<void> | undefined {
+  /**
+   * Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host);
+   * with `notify`, returns a promise settled when it has run (`onFail`: told at once if it failed).
+   */
+  copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean, onFail?: (e: TtgError) => void): Promise<void> | undefined {
     const id = notify ? this.nextId++ : 0;
-    const p = notify ? this.promiseFor(id) : undefined;
+    const p = notify ? this.promiseFor(id, onFail) : undefined;
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
     try {
@@ -198,10 +208,10 @@ export class StreamManager {
 
   /**
    * Calls `done` (from a completion batch, no promise in between) once everything enqueued on `s`
-   * so far has run.
+   * so far has run; with the error when something of it failed.
    */
-  marker(s: Stream, done: () => void): void {
-    this.notifyWhenDone(s, { fire: done });
+  marker(s: Stream, done: (e?: TtgError) => void): void {
+    this.notifyWhenDone(s, { fire: () => done(), fail: done });
   }
 
   /** {@link marker} for an object: one allocation less per device task. */
@@ -216,8 +226,9 @@ export class StreamManager {
     }
   }
 
-  private promiseFor(id: number): Promise<void> {
-    return new Promise<void>((resolve) => this.waiting.set(id, { fire: resolve }));
+  /** `onFail` runs from the completion batch itself, before waits later in the batch fire. */
+  private promiseFor(id: number, onFail?: (e: TtgError) => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.waiting.set(id, { fire: resolve, fail: (e) => { onFail?.(e); reject(e); } }));
   }
 }
 

@@ -223,6 +223,51 @@ describe(`the device layer under hostile use on the ${backend} backend`, () => {
     expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
   });
 
+  // ---- 5b: an op that fails where it ran (a faulted CUDA stream) --------------------------------
+  it('an op whose completion reports a failure fails its task with E_DEVICE naming TT and key, at its wait or at its end; the device then runs a clean graph', async function () {
+    this.timeout(30000);
+    const native = loadNative()!;
+    const configure = (n: number): void => native.configure({ faultDevDone: n } as unknown as Parameters<typeof native.configure>[0]);
+    for (const waits of [true, false]) {
+      const x = filled(64, 1);
+      const go = edge<number, number>(`done-go-${String(waits)}`);
+      let after = 0;
+      const F = ttg.make_tt(function* () {
+        const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+        ttg.device.kernels.dscal(stream, 64, 3, x);
+        if (waits) yield ttg.device.kernel(x);   // emulated: x's copy-in failed; host: this wait's marker fails
+        after++;
+      }, [go], [], { name: `done-F-${String(waits)}` }).set_devicehint(() => ttg.device.num_devices() - 1);
+      ttg.make_graph_executable(F);
+      configure(1);   // TTG_FAULT_DEVDONE at run time: the 1st op with a completion from now on fails
+      let err: unknown;
+      try {
+        F.invoke(3, 0);
+        err = await rejection(fence());
+      } finally {
+        configure(0);
+      }
+      expect(err, String(err)).to.be.instanceOf(ttg.TtgError);
+      const e = err as ttg.TtgError;
+      expect(e.code, e.message).to.equal('E_DEVICE');
+      expect([e.tt, e.key], e.message).to.deep.equal([`done-F-${String(waits)}`, 3]);
+      expect(e.message).to.include('TTG_FAULT_DEVDONE');
+      expect(after, 'the body does not go on past a failed wait').to.equal(waits ? 0 : 1);
+    }
+    const y = filled(64, 1);
+    const ok = edge<number, number>('done-ok');
+    const G = ttg.make_tt(function* () {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, 64, 5, y);
+      yield ttg.device.kernel(y);
+    }, [ok], [], { name: 'done-G' });
+    ttg.make_graph_executable(G);
+    G.invoke(0, 0);
+    await fence();
+    expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
+    for (const d of ttg.device.stats().per_device) expect(d.pinned_bytes, 'nothing pinned once idle').to.equal(0);
+  });
+
   if (backend === 'host') return;
 
   describe('devices with memory of their own (emulated, cuda)', () => {

@@ -40,8 +40,7 @@ describe('device memory manager (emulated or cuda backend)', () => {
       for (const i of [0, 1, N - 1]) expect(x[i]).to.equal((t + i) * 2 ** STEPS + (2 ** STEPS - 1));
     }
     expect(s.evictions - before.evictions).to.be.greaterThan(TILES);
-    expect(s.per_device[0]!.evictions).to.be.greaterThan(0);
-    expect(s.per_device[1]!.evictions).to.be.greaterThan(0);
+    for (const d of s.per_device) expect(d.evictions, 'evictions on every device').to.be.greaterThan(0);
     for (const d of s.per_device) expect(d.used_bytes).to.be.at.most(d.capacity);
   });
 
