@@ -125,8 +125,13 @@ export class Assembly {
   sharedConsumed(t: Task): number {
     const mask = this.tt.consumeMask;
     let shared = 0;
-    for (let i = 0; i < t.args.length; i++) if ((mask & (1 << i)) !== 0 && holderCount(t.args[i]) > 1) shared |= 1 << i;
+    for (let i = 0; i < t.args.length; i++) if ((mask & (1 << i)) !== 0 && this.shared(t.args[i])) shared |= 1 << i;
     return shared;
+  }
+
+  /** Another task holds `v`, or queued device work still reads a buffer inside it. */
+  private shared(v: unknown): boolean {
+    return holderCount(v) > 1 || this.rt.device?.readByQueuedWork(v) === true;
   }
 
   /**
@@ -145,7 +150,7 @@ export class Assembly {
     for (let i = 0; i < args.length; i++) {
       if ((mask & (1 << i)) === 0) continue;
       const v = args[i];
-      if (holderCount(v) > 1) {
+      if (this.shared(v)) {
         release(v);
         const c = copyValue(v);
         retain(c);

@@ -54,6 +54,8 @@ export interface DevicePort {
    * `task.deviceState`). Returns a promise only when a copy had to be started.
    */
   toHost(values: readonly unknown[], writable: number, task?: Task): PromiseLike<void> | undefined;
+  /** Whether a buffer inside `value` is still read by queued device work: a consumer then gets a private copy. */
+  readByQueuedWork(value: unknown): boolean;
   /** True while device work is queued or running: the hang watchdog counts that as progress. */
   busy(): boolean;
   /** Checks what a task with device state sends (throws when it sends a buffer still being written). */

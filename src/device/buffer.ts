@@ -43,6 +43,8 @@ export class Buffer<T extends BufferArray = Float64Array> {
   lastWriterStream = -1;
   /** @internal bumped by every write (a kernel's or the host's): a copy started before a write does not make its side current. */
   version = 0;
+  /** @internal tasks whose queued work still reads this buffer after they sent it on (queued-reads.ts). */
+  queuedReaders = 0;
   /** @internal a device-to-host copy in flight. */
   declare toHostPending: Promise<void> | undefined;
 

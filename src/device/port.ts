@@ -5,6 +5,7 @@
 import type { DevicePort } from '../core/device-port.js';
 import './buffer-values.js';
 import { toHostValues } from './migrate.js';
+import { readByQueuedWork } from './queued-reads.js';
 import { deviceRuntime } from './runtime.js';
 import { abandonDeviceTask, checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
 import { checkAsyncBody } from './task-context.js';
@@ -18,6 +19,7 @@ export const devicePort: DevicePort = {
     return toHostValues(m, values, writable, task);
   },
   busy: () => deviceRuntime()?.streams.busy === true,
+  readByQueuedWork,
   beforeSend: checkSend,
   resolveStep,
   stepNext: nextInStepContext,

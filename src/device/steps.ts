@@ -13,12 +13,12 @@ import type { TtgError } from '../base/errors.js';
 import type { ParkableStep, ReadyStep } from '../core/device-port.js';
 import type { Task } from '../core/task.js';
 import type { TTImpl } from '../core/tt.js';
-import { release as unhold, retain as hold } from '../core/cow.js';
 import { hashBytes } from '../serialize/checksum.js';
 import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { forEachBuffer } from './migrate.js';
+import { markQueuedRead, unmarkQueuedRead } from './queued-reads.js';
 import { ReadOnlyWatch } from './read-only.js';
 import { contextTask } from './task-context.js';
 import type { Acquirer } from './memory.js';
@@ -82,8 +82,8 @@ class TaskState implements ReadyStep, Acquirer {
   failureSeen = false;
   /** An acquisition still running (the body may have stopped waiting for it): the task ends after it. */
   acquiring: Promise<unknown> | undefined = undefined;
-  /** Values sent while queued work of the task may still read their buffers: held until its next wait has run. */
-  held: unknown[] | undefined = undefined;
+  /** Buffers it sent while its queued work may still read them: marked until its next wait has run (queued-reads.ts). */
+  marked: AnyBuffer[] | undefined = undefined;
   /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
   hostWatch: Map<AnyBuffer, number> | undefined = undefined;
   /**
@@ -136,19 +136,24 @@ export function noteOp(): void {
 
 /**
  * Before a kernel of the running task uses `b` on stream `s`: a host write the body made after a
- * wait copied `b` home is copied to the device first (in stream order, before the kernel).
+ * wait makes the host copy the current one, and a device copy that is not current (so written
+ * over, or dropped at a wait) is filled from the host first, in stream order before the kernel.
  */
 export function beforeUse(r: DeviceRuntime, b: AnyBuffer, s: Stream): void {
-  const st = runningState();
-  const h = st?.hostWatch?.get(b);
-  if (h === undefined) return;
-  const now = hashOf(b);
-  if (now === h) return;
-  st!.hostWatch!.set(b, now);
-  r.memory.hostWrites(b);
+  const st = runningState()!;
+  const h = st.hostWatch?.get(b);
+  if (h !== undefined) {
+    const now = hashOf(b);
+    if (now !== h) {
+      st.hostWatch!.set(b, now);
+      r.memory.hostWrites(b);
+    }
+  }
   if (inPlaceAt(r.backend, s.device)) return;  // the host place's kernels read the host array itself
+  const c = b.copies[s.device];
+  if (c === undefined || c.valid || !b.hostValid || b.scratch) return;
   r.memory.refill(b, s);
-  st!.lastOp = s.ops;
+  st.lastOp = s.ops;
 }
 
 function hashOf(b: AnyBuffer): number {
@@ -189,13 +194,12 @@ export function checkSend(task: Task, value: unknown): void {
   }
   if (st.lastOp > st.waitedOps && st.listed.length !== 0) {
     // Its queued copies and kernels may still read the buffers (only writes need a wait before a
-    // send): the task keeps holding the value, so a consumer that writes gets its own copy.
-    let reads = false;
-    forEachBuffer([value], (b) => { if (st.listed.includes(b)) reads = true; });
-    if (reads) {
-      hold(value);
-      (st.held ??= []).push(value);
-    }
+    // send): until they have run, a consumer of any value holding them gets its own copy.
+    forEachBuffer([value], (b) => {
+      if (!st.listed.includes(b) || st.marked?.includes(b) === true) return;
+      markQueuedRead(b);
+      (st.marked ??= []).push(b);
+    });
   }
 }
 
@@ -270,8 +274,8 @@ class KernelWait implements ParkableStep {
     /** Those it copies back to the host, and their versions when the copies were enqueued. */
     private readonly back: readonly AnyBuffer[],
     private readonly versions: readonly number[] | undefined,
-    /** Values the task sent before this wait (see {@link checkSend}): its queued work no longer reads them. */
-    private readonly held: unknown[] | undefined,
+    /** Buffers the task sent before this wait (see {@link checkSend}): its queued work no longer reads them. */
+    private readonly marked: AnyBuffer[] | undefined,
   ) {}
 
   park(task: Task): void {
@@ -319,7 +323,7 @@ class KernelWait implements ParkableStep {
   }
 
   private settle(e: TtgError | undefined): void {
-    if (this.held !== undefined) for (const v of this.held) unhold(v);
+    if (this.marked !== undefined) for (const b of this.marked) unmarkQueuedRead(b);
     this.error = e;
     this.settled = true;
     const t = this.parked;
@@ -446,9 +450,9 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
       }
     }
   }
-  const wait = new KernelWait(r, st, bufs, back, versions, st.held);
+  const wait = new KernelWait(r, st, bufs, back, versions, st.marked);
   r.streams.notifyWhenDone(s, wait);
-  st.held = undefined;
+  st.marked = undefined;
   st.waitedOps = s.ops;
   st.unwaited.length = 0;
   if (back.length > 0) {
@@ -526,8 +530,8 @@ function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError
 
 function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
-  if (st.held !== undefined) for (const v of st.held) unhold(v);
-  st.held = undefined;
+  if (st.marked !== undefined) for (const b of st.marked) unmarkQueuedRead(b);
+  st.marked = undefined;
   if (st.placedAt !== undefined) {
     // Its time on the stream: from when it was placed, or from when the task before it on the
     // stream ended (the stream runs in order, so a queued task is not yet working).

@@ -21,6 +21,8 @@ interface Run {
   device: string;
   /** Only the tests whose titles match (mocha --grep). */
   grep?: string;
+  /** More environment of the run. */
+  env?: Record<string, string>;
 }
 
 const RUNS: Run[] = [
@@ -38,6 +40,9 @@ const RUNS: Run[] = [
   { suite: 'user-kernels', device: 'emulated:2:1MiB:2' },
   { suite: 'hostile', device: 'emulated:2:512KiB:2' },
   { suite: 'hostile', device: 'host:::2' },
+  { suite: 'stress', device: 'emulated:2:32KiB:2' },
+  { suite: 'stress', device: 'emulated:2:32KiB:2', env: { TTG_STRESS_HOST: '2' } },
+  { suite: 'stress', device: 'host:::2' },
 ];
 
 /**
@@ -52,6 +57,7 @@ const CUDA_RUNS: Run[] = [
   { suite: 'values', device: 'cuda:1::2' },
   { suite: 'user-kernels', device: 'cuda:1:1MiB:2' },
   { suite: 'hostile', device: 'cuda:1:512KiB:2' },
+  { suite: 'stress', device: 'cuda:1:32KiB:2' },
 ];
 if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
 
@@ -70,7 +76,7 @@ function runSuite(run: Run): Promise<{ code: number | null; report?: Report; out
   const args = [MOCHA, '--no-config', '--timeout', '60000', '--reporter', 'json', '--reporter-option', `output=${out}`, file];
   if (run.grep !== undefined) args.push('--grep', run.grep);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, TTG_DEVICE: run.device } });
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...run.env, TTG_DEVICE: run.device } });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -91,7 +97,8 @@ describe('device suites, one device configuration per process', function () {
   this.timeout(240_000);
 
   for (const run of RUNS) {
-    it(`${run.suite} with TTG_DEVICE=${run.device}${run.grep === undefined ? '' : ` (${run.grep})`}`, async () => {
+    const env = Object.entries(run.env ?? {}).map(([k, v]) => ` ${k}=${v}`).join('');
+    it(`${run.suite} with TTG_DEVICE=${run.device}${env}${run.grep === undefined ? '' : ` (${run.grep})`}`, async () => {
       const { code, report, output } = await runSuite(run);
       expect(report, `no report from the suite:\n${output}`).to.not.equal(undefined);
       const failed = report!.failures.map((f) => `${f.fullTitle}\n${f.err.stack ?? f.err.message ?? ''}`).join('\n\n');
