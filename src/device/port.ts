@@ -7,7 +7,8 @@ import './buffer-values.js';
 import { toHostValues } from './migrate.js';
 import { readByQueuedWork } from './queued-reads.js';
 import { deviceRuntime } from './runtime.js';
-import { abandonDeviceTask, checkSend, endDeviceTask, nextInStepContext, resolveStep } from './steps.js';
+import { checkSend, nextInStepContext, resolveStep } from './steps.js';
+import { abandonDeviceTask, endDeviceTask } from './task-end.js';
 import { checkAsyncBody } from './task-context.js';
 
 /** The device port of this process. */

@@ -5,16 +5,11 @@
  * read-only inputs that have a valid device copy are hashed before the body runs and again when
  * it ends; a change fails the task with E_READ_ONLY (and drops the stale copies).
  */
-import { hashBytes } from '../serialize/checksum.js';
 import type { Task } from '../core/task.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { hashOf } from './host-writes.js';
 import type { MemoryManager } from './memory.js';
-
-function hashOf(b: AnyBuffer): number {
-  const h = b.host;
-  return hashBytes(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
-}
 
 /** The read-only buffers of one host task with their hashes; kept in `task.deviceState` while it runs. */
 export class ReadOnlyWatch {

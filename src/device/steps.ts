@@ -9,19 +9,16 @@
  * a task that has selected a stream with that task's state as "current" (`current_stream()`,
  * and the check that kernels use only the task's own buffers).
  */
-import type { TtgError } from '../base/errors.js';
-import type { ParkableStep, ReadyStep } from '../core/device-port.js';
 import type { Task } from '../core/task.js';
-import type { TTImpl } from '../core/tt.js';
-import { hashBytes } from '../serialize/checksum.js';
 import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { hostWrittenSince, settleHostWrites } from './host-writes.js';
+import { KernelWait } from './kernel-wait.js';
 import { forEachBuffer } from './migrate.js';
-import { markQueuedRead, unmarkQueuedRead } from './queued-reads.js';
-import { ReadOnlyWatch } from './read-only.js';
+import { markQueuedRead } from './queued-reads.js';
 import { contextTask } from './task-context.js';
-import type { Acquirer } from './memory.js';
+import { Placing, TaskState } from './task-state.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
 import type { Stream } from './streams.js';
 
@@ -53,56 +50,6 @@ export class DeviceStep<R = unknown> implements PromiseLike<R> {
         'an async body whose own text does not mention `device` must make its first device step before its first other await'))
       : resolveStep(this, this.task)!;
     return (p as PromiseLike<R>).then(onF, onR);
-  }
-}
-
-/**
- * Device state of one running task, from its first `input()` until the task ends: as in C++ TTG,
- * a wait does not end the task's use of the device, so a body may select once and then enqueue
- * and wait any number of times. It is also the ready step (device-port.ts) of its `input()` steps when
- * the buffers are usable at once (the host backend): the step resumes with the stream's
- * `{ stream, device }`, with no object made per step. The scheduler resumes the body with this
- * state current after every step, whatever it was (see {@link nextInStepContext}).
- */
-class TaskState implements ReadyStep, Acquirer {
-  readonly step = 'ready';
-  /** What its `input()` steps resume the body with. */
-  readonly value: InputResult;
-  /** Pins held and stream load counted (from the first input() until the task ends). */
-  active = false;
-  /** The stream's op count when the task last waited. */
-  waitedOps = -1;
-  /** The stream's op count after the task's latest enqueue: above `waitedOps`, it has work queued that no wait covered. */
-  lastOp = -1;
-  /** Given up by a hang report. */
-  abandoned = false;
-  /** Something the task enqueued failed where it ran (E_DEVICE): its next wait and its end fail with it. */
-  failure: TtgError | undefined = undefined;
-  /** A wait has thrown `failure` into the body. */
-  failureSeen = false;
-  /** An acquisition still running (the body may have stopped waiting for it): the task ends after it. */
-  acquiring: Promise<unknown> | undefined = undefined;
-  /** Buffers it sent while its queued work may still read them: marked until its next wait has run (queued-reads.ts). */
-  marked: AnyBuffer[] | undefined = undefined;
-  /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
-  hostWatch: Map<AnyBuffer, number> | undefined = undefined;
-  /**
-   * Buffers listed in the task's input() steps: pinned on the device on backends with their own
-   * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.
-   */
-  readonly listed: AnyBuffer[] = [];
-  /** Buffers that kernels of this task write and that no wait has covered yet: not to be sent. */
-  readonly unwaited: AnyBuffer[] = [];
-  /** When its first input() placed it (the start of its time in the place's statistics). */
-  placedAt: number | undefined = undefined;
-
-  constructor(readonly stream: Stream) {
-    this.value = stream.inputResult;
-  }
-
-  /** Callers that treat it as a promise (async generators) get the value a turn later. */
-  then<A = unknown, B = never>(onF?: ((v: unknown) => A | PromiseLike<A>) | null, onR?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
-    return Promise.resolve(this.value).then(onF, onR);
   }
 }
 
@@ -141,36 +88,12 @@ export function noteOp(): void {
  */
 export function beforeUse(r: DeviceRuntime, b: AnyBuffer, s: Stream): void {
   const st = runningState()!;
-  const h = st.hostWatch?.get(b);
-  if (h !== undefined) {
-    const now = hashOf(b);
-    if (now !== h) {
-      st.hostWatch!.set(b, now);
-      r.memory.hostWrites(b);
-    }
-  }
+  if (st.hostWatch !== undefined) hostWrittenSince(r.memory, st, b);
   if (inPlaceAt(r.backend, s.device)) return;  // the host place's kernels read the host array itself
   const c = b.copies[s.device];
   if (c === undefined || c.valid || !b.hostValid || b.scratch) return;
   r.memory.refill(b, s);
   st.lastOp = s.ops;
-}
-
-function hashOf(b: AnyBuffer): number {
-  const h = b.host;
-  return hashBytes(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
-}
-
-/** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */
-function settleHostWrites(r: DeviceRuntime, st: TaskState, only?: (b: AnyBuffer) => boolean): void {
-  const w = st.hostWatch;
-  if (w === undefined) return;
-  for (const [b, h] of w) {
-    if (only !== undefined && !only(b)) continue;
-    if (hashOf(b) !== h) r.memory.hostWrites(b);
-    w.delete(b);
-  }
-  if (w.size === 0) st.hostWatch = undefined;
 }
 
 /**
@@ -190,7 +113,7 @@ export function checkSend(task: Task, value: unknown): void {
     // what the body wrote to the host arrays leaves with the value: device copies become stale
     const sent = new Set<AnyBuffer>();
     forEachBuffer([value], (b) => sent.add(b));
-    settleHostWrites(r, st, (b) => sent.has(b));
+    settleHostWrites(r.memory, st, (b) => sent.has(b));
   }
   if (st.lastOp > st.waitedOps && st.listed.length !== 0) {
     // Its queued copies and kernels may still read the buffers (only writes need a wait before a
@@ -253,90 +176,6 @@ export function nextInStepContext<R>(st: unknown, it: { next(v?: unknown): R; th
   }
 }
 
-/**
- * The wait of `yield ttg.device.kernel()`: the stream's completion batch calls {@link fire}, which
- * marks the copied-back buffers valid on the host and resumes the body right there, with no
- * promise, closure or microtask in between: fewer allocations and jobs per device task on the JS
- * thread, which shares the cores with the kernels. Async generators wait through `then`.
- */
-class KernelWait implements ParkableStep {
-  readonly step = 'parkable';
-  private next: ((e: TtgError | undefined) => void) | undefined;
-  private settled = false;
-  private error: TtgError | undefined = undefined;
-  private parked: Task | undefined = undefined;
-
-  constructor(
-    private readonly r: DeviceRuntime,
-    private readonly st: TaskState,
-    /** Buffers the wait names: the body may write their host arrays after it. */
-    private readonly named: readonly AnyBuffer[],
-    /** Those it copies back to the host, and their versions when the copies were enqueued. */
-    private readonly back: readonly AnyBuffer[],
-    private readonly versions: readonly number[] | undefined,
-    /** Buffers the task sent before this wait (see {@link checkSend}): its queued work no longer reads them. */
-    private readonly marked: AnyBuffer[] | undefined,
-  ) {}
-
-  park(task: Task): void {
-    this.parked = task;
-  }
-
-  then<A = unknown, B = never>(onF?: ((value: unknown) => A | PromiseLike<A>) | null,
-    onR?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
-    const f = (e: TtgError | undefined): void => {
-      if (e === undefined) onF?.(undefined);
-      else onR?.(e);
-    };
-    if (this.settled) queueMicrotask(() => f(this.error));
-    else if (this.next === undefined) this.next = f;
-    else {
-      const first = this.next;
-      this.next = (e) => (first(e), f(e));
-    }
-    return this as PromiseLike<A | B>;
-  }
-
-  /** Completion of everything the task had enqueued when it waited. */
-  fire(): void {
-    const failed = this.st.failure;
-    if (failed !== undefined) {
-      this.fail(failed);
-      return;
-    }
-    const dev = this.st.stream.device;
-    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!);
-    // the body may now write the host arrays while device copies stay valid: watch for that
-    for (const b of this.named) {
-      if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (this.st.hostWatch ??= new Map()).set(b, hashOf(b));
-    }
-    this.settle(undefined);
-  }
-
-  /** Something the task enqueued failed where it ran: the body gets the error at its wait. */
-  fail(e: TtgError): void {
-    this.st.failure ??= e;
-    this.st.failureSeen = true;
-    // the copies home did not make the host current: unpin them only
-    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, this.st.stream.device, -1);
-    this.settle(e);
-  }
-
-  private settle(e: TtgError | undefined): void {
-    if (this.marked !== undefined) for (const b of this.marked) unmarkQueuedRead(b);
-    this.error = e;
-    this.settled = true;
-    const t = this.parked;
-    if (t !== undefined) {
-      this.parked = undefined;
-      t.resumeParked(e);
-    }
-    const f = this.next;
-    this.next = undefined;
-    if (f !== undefined) f(e);
-  }
-}
-
 /** The scheduler's step resolver: undefined for values that are not device steps. */
 export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | undefined {
   if (!(step instanceof DeviceStep)) return undefined;
@@ -368,12 +207,6 @@ function chooseDevice(r: DeviceRuntime, task: Task, bufs: readonly AnyBuffer[]):
     if (l < bestLoad) { best = d; bestLoad = l; }
   }
   return best;
-}
-
-/** The device state of a task waiting for a place (every candidate place full). */
-class Placing {
-  /** The body ended meanwhile (an async body that stopped waiting): it is not placed. */
-  ended = false;
 }
 
 function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promise<InputResult> | TaskState {
@@ -430,7 +263,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   }
   const s = st.stream;
   // host writes since an earlier wait of these buffers count before they are watched again
-  if (st.hostWatch !== undefined && bufs.length !== 0) settleHostWrites(r, st, (b) => bufs.includes(b));
+  if (st.hostWatch !== undefined && bufs.length !== 0) settleHostWrites(r.memory, st, (b) => bufs.includes(b));
   let back: readonly AnyBuffer[] = bufs;
   let versions: number[] | undefined;
   let elsewhere: Array<Promise<void>> | undefined;
@@ -467,83 +300,3 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   return Promise.all(elsewhere).then(() => undefined);
 }
 
-/**
- * The scheduler's `deviceEnd`: a task with device state has returned (or thrown). A device
- * task's pins and stream load are released once everything it enqueued has run; a body that
- * returned without waiting for its last ops is finished later (`then`), so no fence ends and no
- * memory is freed under a running kernel. True when it deferred. A host task's read-only inputs
- * are checked for writes (throws E_READ_ONLY).
- */
-export function endDeviceTask(task: Task, then: (task: Task, error?: unknown) => void): boolean {
-  const st = task.deviceState as TaskState | ReadOnlyWatch | Placing | undefined;
-  task.deviceState = undefined;
-  if (st instanceof ReadOnlyWatch) {
-    st.check(task);
-    return false;
-  }
-  if (st instanceof Placing) {
-    st.ended = true;
-    return false;
-  }
-  const r = deviceRuntime();
-  if (st === undefined || r === undefined) return false;
-  settleHostWrites(r, st);
-  return finish(r, st, task.tt, (e) => then(task, e));
-}
-
-/**
- * The scheduler's `abandonTask`: a task given up by a hang report gives back its place, stream
- * load and pins once its acquisition and its queued work have run, so the next graph finds the
- * device as it was.
- */
-export function abandonDeviceTask(task: Task): void {
-  const st = task.deviceState;
-  if (st instanceof Placing) st.ended = true;
-  if (!(st instanceof TaskState)) return;
-  task.deviceState = undefined;
-  st.abandoned = true;
-  const r = deviceRuntime();
-  if (r === undefined) return;
-  r.memory.wakeWaiters(st.stream.device);
-  finish(r, st, task.tt, () => {});
-}
-
-/** Ends `st` once its acquisition has settled and its queued work has run; true when that is later (then `done`). */
-function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void): boolean {
-  if (st.acquiring !== undefined) {
-    const after = (): void => { if (!finish(r, st, tt, done)) done(); };
-    st.acquiring.then(after, after);
-    return true;
-  }
-  if (!st.active) return false;
-  if (st.lastOp <= st.waitedOps) {
-    release(r, st, tt);
-    return false;
-  }
-  r.streams.marker(st.stream, (e) => {
-    release(r, st, tt);
-    // a failure no wait reported fails the task now
-    done(e ?? (st.failureSeen ? undefined : st.failure));
-  });
-  return true;
-}
-
-function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
-  if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
-  if (st.marked !== undefined) for (const b of st.marked) unmarkQueuedRead(b);
-  st.marked = undefined;
-  if (st.placedAt !== undefined) {
-    // Its time on the stream: from when it was placed, or from when the task before it on the
-    // stream ended (the stream runs in order, so a queued task is not yet working).
-    const now = performance.now();
-    const ms = now - Math.max(st.placedAt, st.stream.freeAt);
-    st.stream.freeAt = now;
-    if (r.backend.learned && !st.abandoned) r.placement.record(tt, st.stream.device, ms);
-    const c = r.memory.counters[st.stream.device]!;
-    c.tasks++;
-    c.busy_ms += ms;
-  }
-  st.active = false;
-  st.stream.load--;
-  r.placement.ended(st.stream.device);
-}

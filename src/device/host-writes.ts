@@ -1,0 +1,46 @@
+/**
+ * Host writes a device task makes after a wait: a wait that brings `b` home while a device copy
+ * stays valid records a hash of `b.host` (`TaskState.hostWatch`); where the hash has changed when
+ * the task next uses, sends or ends with `b`, the host copy becomes the only current one, so the
+ * next kernel on `b` reads what the body wrote on every backend.
+ */
+import { hashBytes } from '../serialize/checksum.js';
+import type { AnyBuffer } from './buffer.js';
+import type { MemoryManager } from './memory.js';
+import type { TaskState } from './task-state.js';
+
+/** xxhash32 of the host array's bytes. */
+export function hashOf(b: AnyBuffer): number {
+  const h = b.host;
+  return hashBytes(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
+}
+
+/** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */
+export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b: AnyBuffer) => boolean): void {
+  const w = st.hostWatch;
+  if (w === undefined) return;
+  for (const [b, h] of w) {
+    if (only !== undefined && !only(b)) continue;
+    if (hashOf(b) !== h) memory.hostWrites(b);
+    w.delete(b);
+  }
+  if (w.size === 0) st.hostWatch = undefined;
+}
+
+/** After a wait of `named` fired: those that are current on the host and still on a device are watched. */
+export function watchHostCopies(st: TaskState, named: readonly AnyBuffer[]): void {
+  for (const b of named) {
+    if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (st.hostWatch ??= new Map()).set(b, hashOf(b));
+  }
+}
+
+/** Before a kernel of the task uses `b`: true when the body wrote `b.host` since it was watched (the host copy is then the current one). */
+export function hostWrittenSince(memory: MemoryManager, st: TaskState, b: AnyBuffer): boolean {
+  const h = st.hostWatch?.get(b);
+  if (h === undefined) return false;
+  const now = hashOf(b);
+  if (now === h) return false;
+  st.hostWatch!.set(b, now);
+  memory.hostWrites(b);
+  return true;
+}
