@@ -67,6 +67,21 @@ function edge<K, V>(name: string): ttg.Edge<K, V> {
   return new ttg.Edge<K, V>(`${name}-${graphs++}`);
 }
 
+/** A small device graph runs with the right result (the device is usable after a failure). */
+async function cleanGraphRuns(name: string): Promise<void> {
+  const y = filled(64, 1);
+  const ok = edge<number, number>(`${name}-ok`);
+  const G = ttg.make_tt(function* () {
+    const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+    ttg.device.kernels.dscal(stream, 64, 5, y);
+    yield ttg.device.kernel(y);
+  }, [ok], [], { name: `${name}-G` });
+  ttg.make_graph_executable(G);
+  G.invoke(0, 0);
+  await fence();
+  expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
+}
+
 /**
  * Runs one device task on device `dev` that takes the whole of its memory, scales it by 3 and
  * copies it home; checks the result and that the device's used bytes are that buffer's alone.
@@ -210,17 +225,7 @@ describe(`the device layer under hostile use on the ${backend} backend`, () => {
     expect(performance.now() - t0).to.be.below((HANG_S + 3) * 1000);
 
     // and the device still runs a clean graph
-    const y = filled(64, 1);
-    const ok = edge<number, number>('fault-ok');
-    const G = ttg.make_tt(function* () {
-      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
-      ttg.device.kernels.dscal(stream, 64, 5, y);
-      yield ttg.device.kernel(y);
-    }, [ok], [], { name: 'fault-G' });
-    ttg.make_graph_executable(G);
-    G.invoke(0, 0);
-    await fence();
-    expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
+    await cleanGraphRuns('fault');
   });
 
   // ---- 5b: an op that fails where it ran (a faulted CUDA stream) --------------------------------
@@ -254,17 +259,7 @@ describe(`the device layer under hostile use on the ${backend} backend`, () => {
       expect(e.message).to.include('TTG_FAULT_DEVDONE');
       expect(after, 'the body does not go on past a failed wait').to.equal(waits ? 0 : 1);
     }
-    const y = filled(64, 1);
-    const ok = edge<number, number>('done-ok');
-    const G = ttg.make_tt(function* () {
-      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
-      ttg.device.kernels.dscal(stream, 64, 5, y);
-      yield ttg.device.kernel(y);
-    }, [ok], [], { name: 'done-G' });
-    ttg.make_graph_executable(G);
-    G.invoke(0, 0);
-    await fence();
-    expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
+    await cleanGraphRuns('done');
     for (const d of ttg.device.stats().per_device) expect(d.pinned_bytes, 'nothing pinned once idle').to.equal(0);
   });
 
