@@ -27,7 +27,7 @@ export class Placement {
   readonly candidates: Readonly<Record<'any' | 'devices' | 'host', readonly number[]>>;
   private readonly times = new WeakMap<TTImpl, Float64Array>();
   /** Tasks waiting for room, oldest first, with the places they may use. */
-  private waiting: Array<{ places: readonly number[]; wake: () => void }> = [];
+  private waiting: Array<{ places: readonly number[]; wake: (freed: number) => void }> = [];
 
   constructor(private readonly backend: Backend, private readonly streams: StreamManager) {
     this.candidates = { any: [...Array(backend.places).keys()], devices: [...Array(backend.devices).keys()], host: [backend.hostPlace] };
@@ -43,8 +43,11 @@ export class Placement {
     t[place] = Number.isNaN(t[place]!) ? ms : (1 - NEWEST) * t[place]! + NEWEST * ms;
   }
 
-  /** Resolves when a task has ended on one of `places` (then the waiting task may find room there). */
-  whenRoom(places: readonly number[]): Promise<void> {
+  /**
+   * Resolves with the place where a task has ended, one of `places` (the waiting task may find room
+   * there). A task that does not take that place passes the wake-up on with {@link ended}.
+   */
+  whenRoom(places: readonly number[]): Promise<number> {
     return new Promise((wake) => this.waiting.push({ places, wake }));
   }
 
@@ -60,7 +63,7 @@ export class Placement {
     for (const w of this.waiting) {
       if (room > 0 && w.places.includes(place)) {
         room--;
-        w.wake();
+        w.wake(place);
       } else {
         keep.push(w);
       }

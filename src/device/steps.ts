@@ -223,10 +223,18 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
       // every place full: wait for a task to end there, then choose again with what it taught
       const placing = new Placing();
       task.deviceState = placing;
-      return r.placement.whenRoom(where).then(() => {
-        if (placing.ended) throw DeviceErrors.abandoned({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
-        task.deviceState = undefined;
-        return resumed(input(r, bufs, task));
+      return r.placement.whenRoom(where).then((freed) => {
+        let took = false;
+        try {
+          if (placing.ended) throw DeviceErrors.abandoned({ tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
+          task.deviceState = undefined;
+          const next = input(r, bufs, task);
+          took = task.deviceState instanceof TaskState && task.deviceState.stream.device === freed;
+          return resumed(next);
+        } finally {
+          // placed elsewhere, failed or gone: the room it was woken for goes to the next waiter
+          if (!took) r.placement.ended(freed);
+        }
       });
     }
     st = new TaskState(r.streams.pick(place, bufs));
