@@ -63,12 +63,17 @@ function copyWith(copier: Copier, v: object): unknown {
   return c;
 }
 
-/** Gives `clone` (structuredClone of `orig`) the classes of `orig`, at every depth; cycle-safe. */
+/**
+ * Gives `clone` (structuredClone of `orig`) the classes of `orig`, at every depth, Map keys and
+ * subclasses of built-ins (typed arrays, Node Buffers, Dates, Maps, Sets, Arrays) included, null
+ * prototypes and symbol-keyed properties too, which structuredClone drops; cycle-safe.
+ */
 function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unknown {
-  if (typeof orig !== 'object' || orig === null || ArrayBuffer.isView(orig) || orig instanceof ArrayBuffer || orig instanceof Date) return clone;
+  if (typeof orig !== 'object' || orig === null || orig instanceof ArrayBuffer) return clone;
+  const proto: unknown = Object.getPrototypeOf(orig);
+  if (ArrayBuffer.isView(orig) || orig instanceof Date) return withProto(clone as object, proto);
   const prior = done.get(orig);
   if (prior !== undefined) return prior;
-  const proto: unknown = Object.getPrototypeOf(orig);
   const copier = copiers.get(proto);
   if (copier !== undefined) {
     const c = copyWith(copier, orig);
@@ -76,27 +81,36 @@ function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unk
     return c;
   }
   done.set(orig, clone);
+  withProto(clone as object, proto);
   // structuredClone keeps the order of Map entries and Set members: pair them up by position
   if (orig instanceof Map) {
     const m = clone as Map<unknown, unknown>;
-    const keys = [...m.keys()];
+    const entries = [...m];
+    m.clear();
     let i = 0;
-    for (const x of orig.values()) {
-      const k = keys[i++];
-      m.set(k, restore(x, m.get(k), done));
+    for (const [k, x] of orig) {
+      const [ck, cx] = entries[i++]!;
+      Map.prototype.set.call(m, restore(k, ck, done), restore(x, cx, done));
     }
-    return clone;
-  }
-  if (orig instanceof Set) {
+  } else if (orig instanceof Set) {
     const set = clone as Set<unknown>;
     const members = [...set];
     set.clear();
     let i = 0;
-    for (const x of orig) set.add(restore(x, members[i++], done));
-    return clone;
+    for (const x of orig) Set.prototype.add.call(set, restore(x, members[i++], done));
+  } else {
+    const c = clone as Record<string, unknown>;
+    for (const k of Object.keys(orig)) c[k] = restore((orig as Record<string, unknown>)[k], c[k], done);
   }
-  if (proto !== null && Object.getPrototypeOf(clone) !== proto) Object.setPrototypeOf(clone, proto as object);
-  const c = clone as Record<string, unknown>;
-  for (const k of Object.keys(orig)) c[k] = restore((orig as Record<string, unknown>)[k], c[k], done);
+  for (const sym of Object.getOwnPropertySymbols(orig)) {
+    const x = (orig as Record<symbol, unknown>)[sym];
+    (clone as Record<symbol, unknown>)[sym] = restore(x, structuredClone(x), done);
+  }
+  return clone;
+}
+
+/** `clone` with the prototype `proto` of the value it copies (structuredClone gives the base class, or Object for a null one). */
+function withProto(clone: object, proto: unknown): object {
+  if (Object.getPrototypeOf(clone) !== proto) Object.setPrototypeOf(clone, proto as object | null);
   return clone;
 }

@@ -18,6 +18,8 @@ export interface RouteTarget {
 export function routeBroadcast(rt: Runtime, targets: readonly RouteTarget[], value: unknown): void {
   let remote: Map<number, Target[]> | undefined;
   for (const { tt, terminal, keys } of targets) {
+    // TTG_CHECK_SERIALIZE: a local broadcast target gets the check a send gets
+    if (rt.checkTravel) rt.transport!.rehearse([tt.id, terminal, [...keys]], value);
     if (!tt.isRouted) {
       for (let k = 0; k < keys.length; k++) tt.assembly.receive(terminal, keys[k], value);
       continue;

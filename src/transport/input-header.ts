@@ -41,7 +41,8 @@ export function encodeInput(msg: WireMessage): EncodedMessage | undefined {
   if (!(ttId >= 0 && ttId <= 0xffffffff && terminal >= 0 && terminal <= 0xffff)) return undefined;
   const value = msg[2];
   const code = typedCode(value);
-  if (code < 0) return undefined;
+  // a moved (detached) array goes the codec's way, which refuses it with E_MOVED
+  if (code < 0 || (value as ArrayBufferView).byteLength === 0) return undefined;
   u8[0] = MARK;
   u8[1] = code;
   u16[1] = terminal;

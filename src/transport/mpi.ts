@@ -321,7 +321,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     let parts: ArrayBufferView[];
     let plain: boolean;
     try {
-      ({ bytes, parts, plain } = encodeInput(msg) ?? encode(msg));
+      ({ bytes, parts, plain } = encodeInput(msg) ?? encode(msg, msg[0] === Wire.Input ? 2 : -1));
     } catch (e) {
       throw serializeError(this.host, msg, this.rank, e);
     }

@@ -2,7 +2,7 @@
  * The E_SERIALIZE error of a message that could not be encoded: whether the key or the value
  * cannot travel, which task's body sent it, and where it was going.
  */
-import { encode } from '../serialize/codec.js';
+import { encode, MovedArrayError } from '../serialize/codec.js';
 import { Errors, type TtgError } from '../base/errors.js';
 import type { TransportHost } from '../core/transport.js';
 import { Wire, type WireMessage } from '../core/wire.js';
@@ -18,6 +18,12 @@ export function serializeError(host: TransportHost, msg: WireMessage, rank: numb
       }
     }
     const [ttId, terminal, keys] = msg[1][0]!;
+    if (cause instanceof MovedArrayError) {
+      // named like a top-level re-send: by the task that sent it
+      const e = Errors.moved(from?.tt ?? host.names(ttId, terminal).tt ?? String(ttId), terminal, from === undefined ? keys[0] : from.key, rank);
+      e.message += ` (${cause.message})`;
+      return e;
+    }
     return Errors.serializeSend('value', from, host.names(ttId, terminal).tt, terminal, keys[0], rank, cause);
   }
   const ttId = msg[1];

@@ -5,6 +5,7 @@
  * Off by default: the check copies every value.
  */
 import { decode, encode } from '../serialize/codec.js';
+import { firstDifference } from '../serialize/same-value.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { serializeError } from './serialize-error.js';
 import type { TransportHost } from '../core/transport.js';
@@ -14,11 +15,14 @@ import { Wire, type Target, type WireMessage } from '../core/wire.js';
 export function rehearse(host: TransportHost, target: Target, value: unknown, rank: number): void {
   const msg: WireMessage = [Wire.Input, [target], value];
   try {
-    const { bytes, parts } = encodeInput(msg) ?? encode(msg);
+    const { bytes, parts } = encodeInput(msg) ?? encode(msg, 2);
     const decoded = decodeInput(bytes, undefined) ?? decode<WireMessage>(bytes);
     // the receiver's arrays get the payload, as a transport would write it
     if (decoded.parts.length !== parts.length) throw new Error(`${parts.length} payload parts were sent, ${decoded.parts.length} expected`);
     parts.forEach((p, i) => bytesOf(decoded.parts[i]!).set(bytesOf(p)));
+    // what the encoder let through must arrive equal, or the check has found a gap in it
+    const changed = firstDifference(value, decoded.msg[2]);
+    if (changed !== undefined) throw new Error(`it would arrive changed: ${changed}`);
   } catch (e) {
     throw serializeError(host, msg, rank, e);
   }

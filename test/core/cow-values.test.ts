@@ -1,0 +1,105 @@
+/**
+ * Issue 36, item 11: the private copy that a consuming task gets while another task still holds
+ * the value (copy-on-write) must be equal to the value by the same rule as a send to another rank
+ * (test/serialize/values.ts: same prototypes at every depth, Map keys included, null prototypes,
+ * -0, NaN, holes, symbol keys), or the copy is refused loudly (the run fails with a TtgError that
+ * names the class). It must never be a silently different value.
+ *
+ *   src ──broadcast──▶ Reader(1), Reader(2)   (hold the value until release)
+ *             └──────▶ Consumer(0)            (consume: gets a copy; records it, then releases)
+ */
+import { expect } from 'chai';
+import * as ttg from 'ttg';
+
+import { fence } from '../helpers.js';
+import { F64, MyArray, MyDate, MyMap, MySet, Point, strictDiff } from '../serialize/values.js';
+
+/** What a case's copy must be: equal, or equal unless the copy is refused with a TtgError naming `name`. */
+type Want = { keep: true } | { keepOrRefuse: string };
+
+interface CowCase {
+  name: string;
+  make(): unknown;
+  want: Want;
+}
+
+const KEEP: Want = { keep: true };
+
+const CASES: CowCase[] = [
+  // ---- must keep
+  { name: 'a ttg.Buffer Map key stays a ttg.Buffer (it becomes a plain object)', want: KEEP, make: () => ({
+    m: new Map<unknown, unknown>([[new ttg.Buffer(new Float64Array([1, 2])), 'buffer key'], ['v', new ttg.Buffer(new Float64Array([3]))]]),
+  }) },
+  { name: 'a class instance Map key keeps its class', want: KEEP, make: () => ({ m: new Map([[new Point(1), 'point key']]) }) },
+  { name: 'a Map with a ttg.Buffer key as the consumed value itself', want: KEEP, make: () => new Map([[new ttg.Buffer(new Float64Array([4])), 1]]) },
+  { name: 'a null-prototype object keeps its null prototype (nested)', want: KEEP, make: () => ({ n: Object.assign(Object.create(null) as object, { a: 1, b: [2] }) }) },
+  { name: 'a null-prototype object keeps its null prototype (the consumed value itself)', want: KEEP, make: () => Object.assign(Object.create(null) as object, { a: 1 }) },
+  { name: 'class instances in Sets and Map values keep their class (works today)', want: KEEP, make: () => ({ s: new Set([new Point(2)]), m: new Map([['p', new Point(3)]]) }) },
+  { name: '-0, NaN, holes and extra array properties are kept (works today)', want: KEEP, make: () => {
+    const a: unknown[] & { extra?: number } = [1, , -0, NaN];
+    a.extra = 5;
+    return { a, z: -0, m: new Map([[1, -0]]) };
+  } },
+  // ---- kept, or refused loudly
+  { name: 'a Map subclass (nested)', want: { keepOrRefuse: 'MyMap' }, make: () => ({ m: new MyMap([[1, 2]]) }) },
+  { name: 'a Map subclass (the consumed value itself)', want: { keepOrRefuse: 'MyMap' }, make: () => new MyMap([[1, 2]]) },
+  { name: 'a Set subclass', want: { keepOrRefuse: 'MySet' }, make: () => ({ s: new MySet([1, 2]) }) },
+  { name: 'an Array subclass', want: { keepOrRefuse: 'MyArray' }, make: () => ({ a: MyArray.from([1, 2]) }) },
+  { name: 'a Float64Array subclass (nested)', want: { keepOrRefuse: 'F64' }, make: () => ({ t: F64.from([1.5, 2.5]) }) },
+  { name: 'a Float64Array subclass (the consumed value itself)', want: { keepOrRefuse: 'F64' }, make: () => F64.from([1.5, 2.5]) },
+  { name: 'a Date subclass', want: { keepOrRefuse: 'MyDate' }, make: () => ({ d: new MyDate(1234) }) },
+  { name: 'a Node Buffer', want: { keepOrRefuse: 'Buffer' }, make: () => ({ b: Buffer.from([1, 2, 3]) }) },
+  { name: 'a symbol-keyed property', want: { keepOrRefuse: 'symbol' }, make: () => ({ o: { [Symbol.for('ttg-cow')]: 1, a: 2 } }) },
+];
+
+let n = 0;
+
+/** Runs the graph of the header with `value`; returns the consumer's copy and the original, or the fence's error. */
+async function copyOf(value: unknown): Promise<{ copy: unknown; original: unknown } | { error: unknown }> {
+  const id = `cowv${n++}`;
+  const go = new ttg.Edge<number, number>(`${id}-go`);
+  const toReader = new ttg.Edge<number, unknown>(`${id}-reader`);
+  const toConsumer = new ttg.Edge<number, unknown>(`${id}-consumer`);
+  const release = new ttg.Edge<number, void>(`${id}-release`);
+  let copy: unknown;
+  const src = ttg.make_tt((_k: number, _v: number, out) => {
+    out.broadcast([0, 1], [[1, 2], [0]], value);
+  }, [go], [toReader, toConsumer], { name: `${id}-src` });
+  const reader = ttg.make_tt((_k: number, _t: unknown, _go: void) => {}, [toReader, release], [], { name: `${id}-readers` });
+  const consumer = ttg.make_tt((_k: number, t: unknown, out) => {
+    copy = t;
+    out.sendk(0, 1);
+    out.sendk(0, 2);
+  }, [toConsumer], [release], { name: `${id}-consumer`, consume: [0] });
+  ttg.make_graph_executable(src, reader, consumer);
+  src.invoke(0, 0);
+  try {
+    await fence();
+  } catch (e) {
+    return { error: e };
+  }
+  return { copy, original: value };
+}
+
+describe('copy-on-write copies keep the value (issue 36, item 11)', () => {
+  before(async () => {
+    await ttg.initialize();
+  });
+
+  for (const c of CASES) {
+    const how = 'keep' in c.want ? 'kept' : 'kept, or refused naming it';
+    it(`${c.name}: ${how}`, async () => {
+      const r = await copyOf(c.make());
+      if ('error' in r) {
+        const e = r.error;
+        expect('keepOrRefuse' in c.want, `the copy must be made, but the run failed: ${String(e)}`).to.equal(true);
+        expect(e, `refused, but not with a TtgError: ${String(e)}`).to.be.instanceOf(ttg.TtgError);
+        expect((e as Error).message).to.include((c.want as { keepOrRefuse: string }).keepOrRefuse);
+        return;
+      }
+      expect(r.copy, 'the consumer must get a private copy (readers still hold the value)').to.not.equal(r.original);
+      const diff = strictDiff(c.make(), r.copy);
+      expect(diff, `the copy differs from the value: ${diff}`).to.equal(undefined);
+    });
+  }
+});

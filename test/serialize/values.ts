@@ -1,0 +1,622 @@
+/**
+ * Values that must travel intact, or be refused (issue 36), shared by the one-process tests
+ * (test/serialize/hostile-values.test.ts through test/fixtures/hostile_values_child.ts) and the
+ * mpirun program test/mpi/value-roundtrip.ts. Not a test file and not a program: importing it
+ * neither initializes ttg nor registers anything.
+ *
+ * The rule: a value arrives equal to what was sent — same types and prototypes, -0, NaN, string
+ * contents, holes — or the send is refused with E_SERIALIZE naming the path inside the value
+ * (`value.tiles[3].data`) and what is wrong. {@link strictDiff} is that "equal".
+ */
+import * as ttg from 'ttg';
+
+import { rng } from '../helpers.js';
+
+// ---------------------------------------------------------------------------------------------
+// strict deep equality
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** `path` extended by property `k` (`.name`, `[3]`, `["a b"]`, `[Symbol(s)]`). */
+export function step(path: string, k: string | symbol | number): string {
+  if (typeof k === 'number') return `${path}[${k}]`;
+  if (typeof k === 'symbol') return `${path}[${String(k)}]`;
+  if (INDEX.test(k)) return `${path}[${k}]`;
+  return IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`;
+}
+
+function protoName(v: object): string {
+  const p = Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null;
+  if (p === null) return 'null prototype';
+  return p.constructor?.name ?? 'anonymous prototype';
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...(${v.length})` : v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (typeof v === 'object' && v !== null) return `a ${protoName(v)}`;
+  return String(v);
+}
+
+/** Own keys that are not array/typed-array indices (extra properties). */
+function extraKeys(v: object): (string | symbol)[] {
+  return Reflect.ownKeys(v).filter((k) => !(typeof k === 'string' && INDEX.test(k)) && !(Array.isArray(v) && k === 'length'));
+}
+
+function bytes(v: ArrayBufferView): Uint8Array {
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** Compares own properties `keys` of `a` and `b` as sets (order irrelevant). */
+function diffProps(a: object, b: object, keysA: (string | symbol)[], keysB: (string | symbol)[], path: string, seen: Set<object>): string | undefined {
+  const sa = new Set(keysA);
+  const sb = new Set(keysB);
+  for (const k of keysA) if (!sb.has(k)) return `${step(path, k)}: sent, but missing on arrival`;
+  for (const k of keysB) if (!sa.has(k)) return `${step(path, k)}: not sent, but present on arrival`;
+  for (const k of keysA) {
+    const d = strictDiff((a as Record<string | symbol, unknown>)[k], (b as Record<string | symbol, unknown>)[k], step(path, k), seen);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+/**
+ * Where `got` differs from `sent`, or undefined when equal by the rule: the same prototype at
+ * every depth (a null prototype is one), numbers by `Object.is` (NaN equals NaN, -0 is not 0),
+ * strings code unit by code unit, holes are not `undefined`, extra array properties count, typed
+ * arrays and DataViews by class and bytes, Dates by time, Maps and Sets entry by entry in order
+ * (keys compared deeply), plain objects by their own (string and symbol) keys in any order. A
+ * `ttg.Buffer` compares by its host array and scratch flag (the rest is runtime state).
+ */
+export function strictDiff(sent: unknown, got: unknown, path = 'value', seen = new Set<object>()): string | undefined {
+  if (typeof sent !== typeof got) return `${path}: sent ${show(sent)}, got ${show(got)}`;
+  if (typeof sent !== 'object' || sent === null || got === null) {
+    return Object.is(sent, got) ? undefined : `${path}: sent ${show(sent)}, got ${show(got)}`;
+  }
+  const a = sent as object;
+  const b = got as object;
+  if (seen.has(a)) return undefined;
+  seen.add(a);
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: sent a ${protoName(a)}, got a ${protoName(b)}`;
+  if (a instanceof ttg.Buffer) {
+    const bb = b as ttg.Buffer;
+    return strictDiff(a.host, bb.host, `${path}.host`, seen) ?? (a.scratch === bb.scratch ? undefined : `${path}.scratch differs`);
+  }
+  if (ArrayBuffer.isView(a)) {
+    const bv = b as ArrayBufferView;
+    if (a.byteLength !== bv.byteLength) return `${path}: sent ${a.byteLength} bytes, got ${bv.byteLength}`;
+    const x = bytes(a);
+    const y = bytes(bv);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return `${path}: byte ${i} sent ${x[i]}, got ${y[i]}`;
+    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
+  }
+  if (a instanceof Date) {
+    if (!Object.is(a.getTime(), (b as Date).getTime())) return `${path}: sent Date ${a.getTime()}, got ${(b as Date).getTime()}`;
+    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
+  }
+  if (a instanceof Map || a instanceof Set) {
+    const ea = a instanceof Map ? [...a] : [...a].map((x) => [x, true]);
+    const eb = b instanceof Map ? [...b] : [...(b as Set<unknown>)].map((x) => [x, true]);
+    if (ea.length !== eb.length) return `${path}: sent ${ea.length} entries, got ${eb.length}`;
+    for (let i = 0; i < ea.length; i++) {
+      const d = strictDiff(ea[i]![0], eb[i]![0], `${path}<key #${i}>`, seen) ?? strictDiff(ea[i]![1], eb[i]![1], `${path}<value #${i}>`, seen);
+      if (d !== undefined) return d;
+    }
+    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
+  }
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return `${path}: sent length ${a.length}, got ${bb.length}`;
+    for (let i = 0; i < a.length; i++) {
+      if ((i in a) !== (i in bb)) return `${step(path, i)}: ${i in a ? 'an element' : 'a hole'} was sent, got ${i in bb ? 'an element' : 'a hole'}`;
+      const d = strictDiff(a[i], bb[i], step(path, i), seen);
+      if (d !== undefined) return d;
+    }
+    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
+  }
+  return diffProps(a, b, Reflect.ownKeys(a), Reflect.ownKeys(b), path, seen);
+}
+
+// ---------------------------------------------------------------------------------------------
+// classes
+
+/** Not registered anywhere: cannot travel. */
+export class Point {
+  constructor(readonly x: number) {}
+}
+
+/** Split-metadata class whose metadata is whatever the test puts in it (item 4). */
+export class Tagged {
+  constructor(public meta: unknown, public data: Float64Array) {}
+}
+
+/** A typed-array subclass with a constructor unlike Float64Array's (item 5). */
+export class Mat extends Float64Array {
+  constructor(rows: number, cols: number) {
+    super(rows * cols);
+  }
+}
+
+/** Split-metadata class whose payload is a {@link Mat}. */
+export class MatTile {
+  constructor(public rows: number, public cols: number, public m: Mat) {}
+}
+
+/** Built-in subclasses (item 3): refused when sent. */
+export class F64 extends Float64Array {}
+export class U8 extends Uint8Array {}
+export class MyMap<K, V> extends Map<K, V> {}
+export class MySet<T> extends Set<T> {}
+export class MyArray<T> extends Array<T> {}
+export class MyDate extends Date {}
+
+let registered = false;
+
+/** Registers {@link Tagged} and {@link MatTile} for split-metadata transfer (every rank, once). */
+export function registerSplitClasses(): void {
+  if (registered) return;
+  registered = true;
+  ttg.register_split_metadata(Tagged, {
+    get_metadata: (t) => t.meta,
+    get_data: (t) => [t.data],
+    create_from_metadata: (m) => new Tagged(m, new Float64Array(4)),
+  });
+  ttg.register_split_metadata(MatTile, {
+    get_metadata: (t) => ({ rows: t.rows, cols: t.cols }),
+    get_data: (t) => [t.m],
+    create_from_metadata: (m: { rows: number; cols: number }) => new MatTile(m.rows, m.cols, new Mat(m.rows, m.cols)),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// fixed cases
+
+/** What a case must give. */
+export type Expect =
+  | { equal: true }
+  /** Arrives equal, or is refused with E_SERIALIZE; never changed. */
+  | { equalOrRefused: true }
+  | { code: 'E_SERIALIZE' | 'E_MOVED'; path?: string | RegExp; why?: RegExp };
+
+export interface Case {
+  name: string;
+  /** Item of issue 36. */
+  item: number;
+  /** Fresh key and value (called once per send and once more to compare). */
+  make(): { key?: unknown; value: unknown };
+  expect: Expect;
+  /** How S hands it to R (default send). */
+  via?: 'send' | 'broadcast' | 'broadcast-procmap';
+  /** Only in one process (needs local tricks), only across ranks, or both (default). */
+  where?: 'local' | 'mpi';
+  /** Split-metadata (items 4 and 5): a separate describe. */
+  split?: boolean;
+  /** Across ranks, in an mpirun of its own (today it hangs, and E_HANG fails every later fence). */
+  alone?: boolean;
+}
+
+const EQUAL: Expect = { equal: true };
+const refuse = (path: string | RegExp, why: RegExp): Expect => ({ code: 'E_SERIALIZE', path, why });
+
+function filled<T extends { length: number; [i: number]: number | bigint }>(a: T, f: (i: number) => number | bigint): T {
+  for (let i = 0; i < a.length; i++) a[i] = f(i) as never;
+  return a;
+}
+
+function detached(n: number): Float64Array {
+  const a = filled(new Float64Array(n), (i) => i + 0.5);
+  structuredClone(a.buffer, { transfer: [a.buffer] });
+  return a;
+}
+
+/** `v = [v, v]`, `depth` times: a DAG with 2^depth paths. */
+export function dag(depth: number): unknown {
+  let v: unknown = [];
+  for (let i = 0; i < depth; i++) v = [v, v];
+  return v;
+}
+
+const LONG = 'ab😀c\u00e9中'.repeat(20000);
+
+export const CASES: Case[] = [
+  // ---- must keep working
+  { name: 'all typed-array kinds, BigInt64 and BigUint64 included', item: 0, expect: EQUAL, make: () => ({ value: {
+    f64: filled(new Float64Array(5), (i) => [NaN, -0, Infinity, -Infinity, 1e-310][i]!),
+    f32: filled(new Float32Array(3), (i) => [NaN, -0, 1.5][i]!),
+    i8: filled(new Int8Array(3), (i) => [-128, 0, 127][i]!), u8: filled(new Uint8Array(3), (i) => [0, 128, 255][i]!),
+    u8c: filled(new Uint8ClampedArray(2), (i) => [0, 255][i]!), i16: filled(new Int16Array(2), (i) => [-32768, 32767][i]!),
+    u16: filled(new Uint16Array(2), (i) => [0, 65535][i]!), i32: filled(new Int32Array(2), (i) => [-(2 ** 31), 2 ** 31 - 1][i]!),
+    u32: filled(new Uint32Array(2), (i) => [0, 2 ** 32 - 1][i]!),
+    i64: filled(new BigInt64Array(3), (i) => [-(2n ** 63n), 0n, 2n ** 63n - 1n][i]!),
+    u64: filled(new BigUint64Array(2), (i) => [0n, 2n ** 64n - 1n][i]!),
+    empty: new Float64Array(0),
+  } }) },
+  { name: 'subarray views with offsets (overlapping views of one ArrayBuffer arrive as separate arrays with the right contents)', item: 2, expect: EQUAL, make: () => {
+    const ab = new ArrayBuffer(64);
+    filled(new Uint8Array(ab), (i) => i * 3 + 1);
+    const f = new Float64Array(ab, 8, 3);
+    return { value: { f, i16: new Int16Array(ab, 2, 5), u8: new Uint8Array(ab).subarray(5, 17), tail: f.subarray(1), i32: new Int32Array(ab, 60, 1) } };
+  } },
+  { name: 'the same typed array twice (typed arrays may repeat)', item: 2, expect: EQUAL, make: () => {
+    const t = filled(new Float64Array(3), (i) => i - 1.25);
+    return { value: { pair: [t, t], m: new Map([['t', t]]) } };
+  } },
+  { name: 'NaN and -0 at any depth, infinities, large integers', item: 0, expect: EQUAL, make: () => ({ value: {
+    z: -0, nan: NaN, deep: [[[-0, [NaN]]]], m: new Map<unknown, unknown>([['k', { z: -0 }], [1, [-0]]]), s: new Set([[-0], { n: NaN }]),
+    inf: [Infinity, -Infinity], ints: [2 ** 53 - 1, -(2 ** 53), 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 64, 1e300, 5e-324, Number.MAX_VALUE, 0.1],
+    big: [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)],
+  } }) },
+  { name: 'Dates (before 1970, far future, invalid)', item: 0, expect: EQUAL, make: () => ({ value: {
+    d: [new Date(0), new Date(-1e12), new Date(8.64e15), new Date(-8.64e15), new Date(1234567890123), new Date(NaN)],
+  } }) },
+  { name: 'Maps with object, array, Date and typed-array keys; Sets of objects', item: 0, expect: EQUAL, make: () => ({ value: {
+    m: new Map<unknown, unknown>([[{ a: 1 }, 'obj'], [[1, 2], 'arr'], [new Date(5), 'date'], [new Int32Array([7]), 'ta'], ['1', 'str'], [1, 'num'], [NaN, 'nan']]),
+    s: new Set<unknown>([{ a: 1 }, [2], 'x', 3, new Map([[1, 2]])]),
+    empty: [new Map(), new Set(), {}, []],
+  } }) },
+  { name: 'long strings, non-BMP characters, NUL, empty', item: 6, expect: EQUAL, make: () => ({ value: {
+    long: LONG, emoji: '😀𝄞\u{10FFFF}', nul: 'a\u0000b', empty: '', [`k😀`]: 'non-BMP property name', m: new Map([['😀', '𝄞']]),
+  } }) },
+  { name: 'a non-BMP string key of a task', item: 6, expect: EQUAL, make: () => ({ key: 'key😀𝄞', value: 1 }) },
+  { name: 'undefined in objects and arrays (not holes), null, booleans, numeric-like property names', item: 7, expect: EQUAL, make: () => ({ value: {
+    u: undefined, arr: [undefined, 1, null], t: true, f: false, n: null, o: { '1': 'one', '-0': 'minus zero', '': 'empty', 'a b': 2 },
+  } }) },
+  { name: 'ttg.Buffer in an object, as a Map value and key, and in a Set', item: 0, expect: EQUAL, make: () => {
+    const b = (x: number) => new ttg.Buffer(filled(new Float64Array(3), (i) => x + i));
+    return { value: { b: b(1), m: new Map<unknown, unknown>([['v', b(2)], [b(3), 'buffer key']]), s: new Set([b(4)]), i32: new ttg.Buffer(new Int32Array([5, 6])) } };
+  } },
+  { name: 'SharedArrayBuffer views arrive as a copy with the same contents', item: 0, expect: EQUAL, make: () => {
+    const sab = new SharedArrayBuffer(32);
+    filled(new Float64Array(sab), (i) => i * 1.5 - 2);
+    return { value: { s: new Float64Array(sab), v: new Uint8Array(sab, 8, 8) } };
+  } },
+  { name: 'a registered split-metadata object as a Map value', item: 0, expect: EQUAL, make: () => ({ value: {
+    m: new Map([['t', new Tagged({ n: 1, s: 'x' }, new Float64Array([1, 2, 3, 4]))]]),
+  } }) },
+
+  // ---- item 1
+  { name: 'a DataView inside an object (arrives as 0 bytes)', item: 1, expect: refuse('value.tiles[3].data', /DataView/), make: () => {
+    const dv = new DataView(new ArrayBuffer(16));
+    dv.setFloat64(0, 3.25);
+    return { value: { tiles: [0, 1, 2, { data: dv }] } };
+  } },
+  { name: 'a DataView as the whole value', item: 1, expect: refuse('value', /DataView/), make: () => ({ value: new DataView(new ArrayBuffer(8)) }) },
+
+  // ---- item 2
+  { name: 'the same array twice: [x, x]', item: 2, expect: refuse(/value\.pair\[[01]\]/, /same|twice|more than once|alias|shared|repeat|already|DAG/i), make: () => {
+    const x = [1, 2];
+    return { value: { pair: [x, x] } };
+  } },
+  { name: 'the same object at two places', item: 2, expect: refuse(/value\.(a|b\.c)\b/, /same|twice|more than once|alias|shared|repeat|already|DAG/i), make: () => {
+    const o = { n: 1 };
+    return { value: { a: o, b: { c: o } } };
+  } },
+  { name: 'the same Map twice (in a Set and an object)', item: 2, expect: refuse(/value/, /same|twice|more than once|alias|shared|repeat|already|DAG/i), make: () => {
+    const m = new Map([[1, 2]]);
+    return { value: { m, s: new Set([m]) } };
+  } },
+  { name: 'a cycle (already refused)', item: 2, expect: { code: 'E_SERIALIZE' }, make: () => {
+    const o: Record<string, unknown> = { a: 1 };
+    o['self'] = o;
+    return { value: o };
+  } },
+
+  // ---- item 3
+  { name: 'a Node Buffer (arrives as a Uint8Array)', item: 3, expect: refuse('value.blob', /Buffer/), make: () => ({ value: { blob: Buffer.from([1, 2, 3]) } }) },
+  { name: 'a subclass of Float64Array', item: 3, expect: refuse('value.a', /F64/), make: () => ({ value: { a: filled(new F64(3), (i) => i) } }) },
+  { name: 'a subclass of Uint8Array', item: 3, expect: refuse('value.list[1]', /U8/), make: () => ({ value: { list: [1, filled(new U8(3), (i) => i)] } }) },
+  { name: 'a subclass of Map', item: 3, expect: refuse('value.m', /MyMap/), make: () => ({ value: { m: new MyMap([[1, 2]]) } }) },
+  { name: 'a subclass of Set', item: 3, expect: refuse('value.s', /MySet/), make: () => ({ value: { s: new MySet([1]) } }) },
+  { name: 'a subclass of Array', item: 3, expect: refuse('value.a', /MyArray/), make: () => ({ value: { a: MyArray.from([1, 2]) } }) },
+  { name: 'a subclass of Date', item: 3, expect: refuse('value.d', /MyDate/), make: () => ({ value: { d: new MyDate(5) } }) },
+
+  // ---- item 6
+  { name: 'a lone surrogate in a string value (arrives as U+FFFD)', item: 6, expect: refuse('value.s[1]', /surrogate/i), make: () => ({ value: { s: ['ok', 'a\uD800b'] } }) },
+  { name: 'a lone trailing surrogate at the end of a string', item: 6, expect: refuse('value.t', /surrogate/i), make: () => ({ value: { t: 'x\uDC00' } }) },
+  { name: 'a lone surrogate in a property name', item: 6, expect: refuse(/value\.o/, /surrogate/i), make: () => ({ value: { o: { ['p\uD800']: 1 } } }) },
+  { name: 'a lone surrogate in a Map key', item: 6, expect: refuse(/value\.m/, /surrogate/i), make: () => ({ value: { m: new Map([['k\uDFFF', 1]]) } }) },
+  { name: 'a lone surrogate in the key of a task', item: 6, expect: { code: 'E_SERIALIZE', path: 'key', why: /surrogate/i }, make: () => ({ key: 'a\uD800b', value: 1 }) },
+
+  // ---- item 7
+  { name: 'an own "__proto__" property (arrives as "__proto_")', item: 7, expect: refuse(/value\.a/, /__proto__/), make: () => ({ value: JSON.parse('{"a": {"__proto__": 1, "b": 2}}') as unknown }) },
+  { name: 'a symbol-keyed property (dropped)', item: 7, expect: refuse(/value\.a/, /symbol/i), make: () => ({ value: { a: { [Symbol.for('ttg-test')]: 1, b: 2 } } }) },
+  { name: 'an array with holes [1,,3] (holes become undefined)', item: 7, expect: refuse(/value\.h/, /hole|sparse/i), make: () => ({ value: { h: [1, , 3] } }) },
+  { name: 'an array with an extra non-index property (lost)', item: 7, expect: refuse(/value\.x/, /extra|propert/i), make: () => {
+    const x: number[] & { extra?: number } = [1, 2];
+    x.extra = 3;
+    return { value: { x } };
+  } },
+  { name: 'an object with a null prototype (gains Object.prototype)', item: 7, expect: refuse('value.n', /null/i), make: () => {
+    const n = Object.create(null) as Record<string, number>;
+    n['a'] = 1;
+    return { value: { n } };
+  } },
+
+  // ---- unchanged refusals (regression guards)
+  { name: 'a function', item: 0, expect: refuse('value.f', /function/), make: () => ({ value: { f: () => 1 } }) },
+  { name: 'a symbol value', item: 0, expect: refuse('value.s', /symbol/i), make: () => ({ value: { s: Symbol('s') } }) },
+  { name: 'an unregistered class instance', item: 0, expect: refuse('value.p', /Point/), make: () => ({ value: { p: new Point(1) } }) },
+
+  // ---- item 8: broadcasts get the check too
+  { name: 'a function broadcast (in one process: to local targets, where send gives E_SERIALIZE)', item: 8, via: 'broadcast', expect: refuse('value.f', /function/), make: () => ({ value: { f: () => 1 } }) },
+  { name: 'a DataView broadcast', item: 8, via: 'broadcast', expect: refuse('value.dv', /DataView/), make: () => ({ value: { dv: new DataView(new ArrayBuffer(8)) } }) },
+  { name: 'a function broadcast to local targets of a TT with a procmap', item: 8, via: 'broadcast-procmap', where: 'local', expect: refuse('value.f', /function/), make: () => ({ value: { f: () => 1 } }) },
+  { name: 'a broadcast of a value that travels arrives equal at every target', item: 8, via: 'broadcast', expect: EQUAL, make: () => ({ value: { m: new Map([[{ k: 1 }, -0]]), t: new Float64Array([NaN, -0]) } }) },
+
+  // ---- item 9 (one process: a detached array; the mpirun program has the real move)
+  { name: 'a detached typed array inside an object', item: 9, where: 'local', expect: { code: 'E_MOVED' }, make: () => ({ value: { a: { b: detached(4) } } }) },
+  { name: 'a detached typed array inside an array', item: 9, where: 'local', expect: { code: 'E_MOVED' }, make: () => ({ value: [1, detached(64)] }) },
+  { name: 'a detached typed array as a Map value', item: 9, where: 'local', expect: { code: 'E_MOVED' }, make: () => ({ value: new Map([['a', detached(2)]]) }) },
+  { name: 'a detached typed array as the whole value', item: 9, where: 'local', expect: { code: 'E_MOVED' }, make: () => ({ value: detached(4) }) },
+
+  // ---- items 4 and 5: split metadata
+  { name: 'a Map in split metadata (arrives as a plain object)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ m: new Map([[1, 'a']]) }, new Float64Array([1, 2, 3, 4])) } }) },
+  { name: '-0 in split metadata (arrives as +0)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ z: -0, l: [-0] }, new Float64Array(4)) } }) },
+  { name: 'a function in split metadata (arrives as undefined)', item: 4, split: true, expect: refuse(/value\.t/, /function/), make: () => ({ value: { t: new Tagged({ f: () => 1 }, new Float64Array(4)) } }) },
+  { name: 'an unregistered class in split metadata (arrives as a plain object)', item: 4, split: true, expect: refuse(/value\.t/, /Point/), make: () => ({ value: { t: new Tagged({ p: new Point(2) }, new Float64Array(4)) } }) },
+  { name: 'a typed array in split metadata of the same size as the data (payloads swap)', item: 4, split: true, expect: { equalOrRefused: true }, make: () => ({
+    value: { t: new Tagged({ idx: new Float64Array([9, 8, 7, 6]) }, new Float64Array([1, 2, 3, 4])) },
+  }) },
+  { name: 'a DataView in split metadata', item: 4, split: true, expect: refuse(/value\.t/, /DataView/), make: () => ({ value: { t: new Tagged({ dv: new DataView(new ArrayBuffer(8)) }, new Float64Array(4)) } }) },
+  { name: 'a Float64Array subclass as split data, 128 B (staged send)', item: 5, split: true, alone: true, expect: { equalOrRefused: true }, make: () => ({
+    value: { t: new MatTile(4, 4, filled(new Mat(4, 4), (i) => i + 0.5)) },
+  }) },
+  { name: 'a Float64Array subclass as split data, 8 KiB (eager send; arrives all zeros)', item: 5, split: true, alone: true, expect: { equalOrRefused: true }, make: () => ({
+    value: { t: new MatTile(32, 32, filled(new Mat(32, 32), (i) => i + 0.5)) },
+  }) },
+  { name: 'a Float64Array subclass as split data, 256 KiB', item: 5, split: true, alone: true, expect: { equalOrRefused: true }, make: () => ({
+    value: { t: new MatTile(128, 256, filled(new Mat(128, 256), (i) => i + 0.5)) },
+  }) },
+];
+
+/** Item 9 across ranks (test/mpi/value-roundtrip.ts, mode moved): how the moved array is sent again. */
+export const MOVED = ['a moved array re-sent inside an object', 'a moved array re-sent inside an array', 'a moved array re-sent as a Map value'];
+
+/** DAG cases (run apart: today the 40-deep one never finishes encoding). */
+export const DAG_CASES: Case[] = [
+  { name: 'a DAG v = [v, v] 20 deep (a 2 MB header today)', item: 2, expect: refuse(/value\[[01]\]/, /same|twice|more than once|alias|shared|repeat|already|DAG/i), make: () => ({ value: dag(20) }) },
+  { name: 'a DAG v = [v, v] 40 deep (hangs the sender today)', item: 2, expect: refuse(/value\[[01]\]/, /same|twice|more than once|alias|shared|repeat|already|DAG/i), make: () => ({ value: dag(40) }) },
+];
+
+// ---------------------------------------------------------------------------------------------
+// outcomes
+
+/** What a receiver (or the fence) saw for one case. */
+export interface Outcome {
+  name: string;
+  /** `equal`, `changed` (diff says where), `error` (code, message), `missing` (no error, no arrival). */
+  kind: 'equal' | 'changed' | 'error' | 'missing';
+  diff?: string;
+  code?: string;
+  message?: string;
+  /** The error's cause, when it has one (E_HANG, E_TASK_FAILED). */
+  cause?: string;
+  ms?: number;
+}
+
+/** Failure text for `o` against `e`, or undefined when it meets it. */
+export function judge(e: Expect, o: Outcome): string | undefined {
+  const saw = o.kind === 'error' ? `${o.code}: ${o.message}${o.cause !== undefined ? ` (cause: ${o.cause})` : ''}` : o.kind === 'changed' ? `arrived changed: ${o.diff}` : o.kind;
+  if ('equal' in e) return o.kind === 'equal' ? undefined : `must arrive equal, but ${saw}`;
+  if ('equalOrRefused' in e) {
+    if (o.kind === 'equal' || (o.kind === 'error' && o.code === 'E_SERIALIZE')) return undefined;
+    return `must arrive equal or be refused with E_SERIALIZE, but ${saw}`;
+  }
+  if (o.kind !== 'error') return `must be refused with ${e.code}, but was not refused (${o.kind === 'equal' ? 'it arrived equal' : saw})`;
+  if (o.code !== e.code) return `must be refused with ${e.code}, but ${saw}`;
+  const msg = o.message ?? '';
+  if (e.path !== undefined && !(typeof e.path === 'string' ? msg.includes(e.path) : e.path.test(msg))) return `the message must name the path ${String(e.path)}: ${msg}`;
+  if (e.why !== undefined && !e.why.test(msg)) return `the message must say what is wrong (${String(e.why)}): ${msg}`;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// seeded random values
+
+/** What the generator made: the value and what must happen to it. */
+export interface Generated {
+  value: unknown;
+  /** `equal`: nothing hostile inside; `refuse`: one hostile element at `paths`; `either`: may travel or be refused. */
+  verdict: 'equal' | 'refuse' | 'either';
+  /** Paths the refusal may name (several for an alias); undefined when under a Map or Set or an odd name. */
+  paths?: string[];
+  /** What the hostile element is. */
+  what?: string;
+}
+
+const TYPED_CTORS = [Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array] as const;
+const SPECIAL_NUMBERS = [-0, 0, NaN, Infinity, -Infinity, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 64, 5e-324, Number.MAX_VALUE, 0.1, -1.5, 1e21];
+const CHARS = ['a', 'Z', '0', ' ', 'é', '中', '😀', '𝄞', '\u0000', '\n', '"', '\\', '\u{10FFFF}', '\uFFFD'];
+const NAMES = ['a', 'b', 'data', 'x1', '_y', '$', 'tiles', 'length', 'constructor', 'toString', '1', '0', '', 'a b', 'é', '😀k', '-0', 'hasOwnProperty'];
+
+/**
+ * A random value from `seed` (the same on every rank): plain objects, arrays, Maps, Sets, Dates,
+ * typed arrays (views with offsets, SharedArrayBuffer-backed, repeated), numbers, bigints,
+ * strings; with probability about `hostileRate` one hostile element somewhere.
+ */
+export function generate(seed: number, hostileRate = 0.25): Generated {
+  const r = rng(seed);
+  const int = (n: number) => Math.floor(r() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const wantHostile = r() < hostileRate;
+  const hostileP = pick([0.03, 0.1, 0.3]);
+  const out: Generated = { value: undefined, verdict: 'equal' };
+  const typedMade: ArrayBufferView[] = [];
+  const objectsMade: { obj: object; path: string | undefined }[] = [];
+  let nodes = 0;
+
+  const str = (): string => {
+    if (r() < 0.03) return 'long😀'.repeat(500 + int(2000));
+    let s = '';
+    for (let i = int(10); i > 0; i--) s += pick(CHARS);
+    return s;
+  };
+  const num = (): number => {
+    const c = r();
+    if (c < 0.35) return pick(SPECIAL_NUMBERS);
+    if (c < 0.7) return int(2 ** 20) - 2 ** 19;
+    return (r() - 0.5) * 10 ** int(30);
+  };
+  const typed = (): ArrayBufferView => {
+    if (typedMade.length > 0 && r() < 0.1) return pick(typedMade);
+    const C = pick(TYPED_CTORS);
+    const n = int(12);
+    const per = C.BYTES_PER_ELEMENT;
+    let a: ArrayBufferView & { length: number; [i: number]: number | bigint };
+    const kind = r();
+    if (kind < 0.2) {
+      const off = int(4) * per;
+      a = new C(new ArrayBuffer(off + n * per + int(3) * per), off, n) as never;
+    } else if (kind < 0.3) {
+      a = new C(new SharedArrayBuffer((n + 1) * per) as unknown as ArrayBuffer, per, n) as never;
+    } else if (kind < 0.4 && typedMade.length > 0) {
+      // another view of the buffer of an earlier array (overlapping it)
+      const prev = pick(typedMade);
+      const m = Math.floor(prev.byteLength / per);
+      a = new C(prev.buffer as ArrayBuffer, prev.byteOffset - (prev.byteOffset % per), Math.max(0, m - 1)) as never;
+      typedMade.push(a);
+      return a;
+    } else {
+      a = new C(n) as never;
+    }
+    const big = C === BigInt64Array || C === BigUint64Array;
+    for (let i = 0; i < a.length; i++) {
+      if (big) a[i] = BigInt(int(2 ** 30)) * BigInt(int(2 ** 30)) * (C === BigInt64Array && r() < 0.5 ? -1n : 1n);
+      else if (C === Float64Array || C === Float32Array) a[i] = r() < 0.3 ? pick(SPECIAL_NUMBERS) : (r() - 0.5) * 1000;
+      else a[i] = int(70000) - 35000;
+    }
+    typedMade.push(a);
+    return a;
+  };
+
+  /** A hostile element at `path` (undefined: a path the message format is not fixed for). */
+  const hostile = (path: string | undefined): unknown => {
+    const made = (what: string, v: unknown, verdict: 'refuse' | 'either' = 'refuse') => {
+      out.verdict = verdict;
+      out.what = what;
+      if (path !== undefined) out.paths = [path];
+      return v;
+    };
+    switch (int(15)) {
+      case 0: return made('a DataView', new DataView(new ArrayBuffer(8 + int(8))));
+      case 1: return made('a Node Buffer', Buffer.from([1, 2, 3]));
+      case 2: return made('a Float64Array subclass', new F64(3));
+      case 3: return made('a Map subclass', new MyMap([[1, 2]]));
+      case 4: return made('an Array subclass', MyArray.from([1]));
+      case 5: return made('a hole', [1, , 3]);
+      case 6: return made('a null-prototype object', Object.assign(Object.create(null) as object, { a: 1 }));
+      case 7: return made('an own __proto__', JSON.parse('{"__proto__": {"x": 1}}'));
+      case 8: return made('a symbol key', { [Symbol('k')]: 1 });
+      case 9: return made('a lone surrogate', `ab${pick(['\uD800', '\uDBFF', '\uDC00', '\uDFFF'])}${r() < 0.5 ? 'c' : ''}`);
+      case 10: return made('a function', () => 1);
+      case 11: return made('an unregistered class instance', new Point(1));
+      case 12: {
+        const x: number[] & { extra?: number } = [1];
+        x.extra = 2;
+        return made('an extra array property', x);
+      }
+      case 13: return made('a Date subclass', new MyDate(0));
+      default: {
+        const earlier = objectsMade.filter((o) => !(path ?? '').startsWith(o.path ?? '\u0001'));
+        if (earlier.length === 0) return made('a Set subclass', new MySet([1]));
+        const o = pick(earlier);
+        out.verdict = 'refuse';
+        out.what = 'the same object twice';
+        if (path !== undefined && o.path !== undefined) out.paths = [path, o.path];
+        return o.obj;
+      }
+    }
+  };
+
+  const gen = (depth: number, path: string | undefined): unknown => {
+    nodes++;
+    if (wantHostile && out.verdict === 'equal' && r() < hostileP) return hostile(path);
+    const leaf = depth >= 4 || r() < 0.35 || nodes > 200;
+    if (leaf) {
+      switch (int(10)) {
+        case 0: case 1: return num();
+        case 2: case 3: return str();
+        case 4: return typed();
+        case 5: return new Date(r() < 0.05 ? NaN : Math.round((r() - 0.5) * 2e13));
+        case 6: return pick([null, undefined, true, false]);
+        case 7: {
+          if (r() < 0.05 && out.verdict === 'equal') {
+            out.verdict = 'either';
+            out.what = 'a BigInt outside 64 bits';
+            return 2n ** 70n + BigInt(int(100));
+          }
+          return BigInt(int(2 ** 31)) * BigInt(int(2 ** 31)) * (r() < 0.5 ? -1n : 1n);
+        }
+        case 8: return new ttg.Buffer(new Float64Array([num(), num()]));
+        default: return num();
+      }
+    }
+    const n = int(5);
+    switch (int(4)) {
+      case 0: {
+        const a: unknown[] = [];
+        objectsMade.push({ obj: a, path });
+        for (let i = 0; i < n; i++) a.push(gen(depth + 1, path === undefined ? undefined : step(path, i)));
+        return a;
+      }
+      case 1: {
+        const m = new Map<unknown, unknown>();
+        objectsMade.push({ obj: m, path });
+        for (let i = 0; i < n; i++) {
+          const k = r() < 0.6 ? pick<unknown>([num(), str(), int(10), true, null]) : gen(depth + 1, undefined);
+          if (m.has(k)) continue; // a value set twice would hide the first one
+          m.set(k, gen(depth + 1, undefined));
+        }
+        return m;
+      }
+      case 2: {
+        const s = new Set<unknown>();
+        objectsMade.push({ obj: s, path });
+        for (let i = 0; i < n; i++) {
+          const x = r() < 0.5 ? num() : gen(depth + 1, undefined);
+          // a Set keeps one of each: an object added twice is not there twice
+          if (s.has(x) && typeof x === 'object' && out.what === 'the same object twice') {
+            out.verdict = 'equal';
+            out.what = undefined;
+            out.paths = undefined;
+          }
+          s.add(x);
+        }
+        return s;
+      }
+      default: {
+        const o: Record<string, unknown> = {};
+        objectsMade.push({ obj: o, path });
+        for (let i = 0; i < n; i++) {
+          const k = r() < 0.8 ? pick(NAMES) : str();
+          if (k === '__proto__' || Object.prototype.hasOwnProperty.call(o, k)) continue;
+          const odd = !IDENT.test(k) || INDEX.test(k);
+          o[k] = gen(depth + 1, path === undefined || odd ? undefined : step(path, k));
+        }
+        return o;
+      }
+    }
+  };
+  out.value = gen(0, 'value');
+  if (wantHostile && out.verdict === 'equal') {
+    const v = [out.value];
+    objectsMade.push({ obj: v, path: 'value' });
+    v.push(hostile('value[1]'));
+    out.value = v;
+  }
+  return out;
+}
+
+/** Failure text of a generated value's outcome, or undefined. */
+export function judgeGenerated(g: Generated, o: Outcome): string | undefined {
+  if (g.verdict === 'equal') return judge({ equal: true }, o);
+  if (g.verdict === 'either') return judge({ equalOrRefused: true }, o);
+  const e = judge({ code: 'E_SERIALIZE' }, o);
+  if (e !== undefined) return `${g.what}: ${e}`;
+  if (g.paths !== undefined && !g.paths.some((p) => new RegExp(`${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`).test(o.message ?? ''))) {
+    return `${g.what}: the message must name the path ${g.paths.join(' or ')}: ${o.message}`;
+  }
+  return undefined;
+}
