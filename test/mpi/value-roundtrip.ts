@@ -22,7 +22,7 @@
  */
 import * as ttg from 'ttg';
 
-import { CASES, DAG_CASES, MOVED, generate, judgeGenerated, registerSplitClasses, strictDiff, type Case, type Outcome } from '../serialize/values.js';
+import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, type Case, type Outcome } from '../serialize/values.js';
 
 const world = await ttg.initialize();
 const { rank, size } = world;
@@ -80,21 +80,7 @@ async function run(name: string, m: typeof make, how: typeof via): Promise<Outco
   const i = round++;
   if (rank === 0) s.invoke(i, 0);
   ttg.execute();
-  try {
-    await ttg.fence({ quiet: true });
-  } catch (e) {
-    const err = e as ttg.TtgError;
-    return { name, kind: 'error', code: err.code ?? `not a TtgError (${(e as Error)?.name})`, message: err.message, cause: causeOf(err), ms: performance.now() - t0 };
-  }
-  const ms = performance.now() - t0;
-  const want = how === 'send' ? 1 : 2;
-  if (arrived.length !== want) return { name, kind: 'missing', diff: `${arrived.length} of ${want} arrivals`, ms };
-  for (const a of arrived) {
-    const expected = m();
-    const diff = (how === 'send' && expected.key !== undefined ? strictDiff(expected.key, a.key, 'key') : undefined) ?? strictDiff(expected.value, a.value);
-    if (diff !== undefined) return { name, kind: 'changed', diff, ms };
-  }
-  return { name, kind: 'equal', ms };
+  return settleRun(name, m, how, arrived, t0);
 }
 
 const report = (line: string) => {
@@ -144,8 +130,3 @@ if (mode === 'cases' || mode === 'dag') {
 console.log(`DONE ${rank}`);
 await ttg.finalize();
 
-/** The message of an error's cause (an E_HANG's names the error recorded meanwhile), if any. */
-function causeOf(e: { cause?: unknown } | undefined): string | undefined {
-  const c = e?.cause;
-  return c instanceof Error ? `${(c as { code?: string }).code ?? c.name}: ${c.message}` : undefined;
-}

@@ -620,3 +620,29 @@ export function judgeGenerated(g: Generated, o: Outcome): string | undefined {
   }
   return undefined;
 }
+
+/** What one delivery made of a case: the fence's error, or the arrivals compared with what `m` makes again. */
+export async function settleRun(name: string, m: () => { key?: unknown; value: unknown }, how: NonNullable<Case['via']>,
+  arrived: readonly { key: unknown; value: unknown }[], t0: number): Promise<Outcome> {
+  try {
+    await ttg.fence({ quiet: true });
+  } catch (e) {
+    const err = e as ttg.TtgError;
+    return { name, kind: 'error', code: err.code ?? `not a TtgError (${(e as Error)?.name})`, message: err.message, cause: causeOf(err), ms: performance.now() - t0 };
+  }
+  const ms = performance.now() - t0;
+  const want = how === 'send' ? 1 : 2;
+  if (arrived.length !== want) return { name, kind: 'missing', diff: `${arrived.length} of ${want} arrivals`, ms };
+  for (const a of arrived) {
+    const expected = m();
+    const diff = (how === 'send' && expected.key !== undefined ? strictDiff(expected.key, a.key, 'key') : undefined) ?? strictDiff(expected.value, a.value);
+    if (diff !== undefined) return { name, kind: 'changed', diff, ms };
+  }
+  return { name, kind: 'equal', ms };
+}
+
+/** The message of an error's cause (an E_HANG's names the error recorded meanwhile), if any. */
+export function causeOf(e: { cause?: unknown } | undefined): string | undefined {
+  const c = e?.cause;
+  return c instanceof Error ? `${(c as { code?: string }).code ?? c.name}: ${c.message}` : undefined;
+}
