@@ -51,3 +51,28 @@ export function stageParts(parts: readonly ArrayBufferView[]): ArrayBufferView[]
   }
   return stageViews;
 }
+
+/**
+ * Many small parts travel packed into one: one MPI message instead of one per part (a value of
+ * 10^5 small arrays made as many requests, each tested on every pass of the comm thread). Packed
+ * when there are more than this many parts ...
+ */
+export const PACK_MIN_PARTS = 16;
+/** ... and they average at most this many bytes (larger ones are worth their own zero-copy send). */
+export const PACK_MAX_AVERAGE_BYTES = 4096;
+
+/** Whether `parts` (of `bytes` in all) go packed ({@link packParts}). */
+export function packable(parts: readonly ArrayBufferView[], bytes: number): boolean {
+  return parts.length > PACK_MIN_PARTS && bytes <= parts.length * PACK_MAX_AVERAGE_BYTES;
+}
+
+/** `parts` back to back in one new array (what {@link copyPartsFrom} unpacks). */
+export function packParts(parts: readonly ArrayBufferView[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let o = 0;
+  for (const p of parts) {
+    out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o += p.byteLength;
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 /** How a message is given to the addon. */
 import type { NativeAddon } from '../native/addon.js';
-import { STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
+import { packable, packParts, STAGE_MAX_BYTES, stageParts } from '../serialize/small-parts.js';
 
 /**
  * Gives one message to the addon. A small payload is staged and copied there, so nothing stays
@@ -15,6 +15,11 @@ export function handOff(native: NativeAddon, dest: number, bytes: Uint8Array, pa
   }
   let n = 0;
   for (const p of parts) n += p.byteLength;
+  if (packable(parts, n)) {
+    // one part of our own (not plain: the receiver unpacks it into the arrays it decodes)
+    native.send(dest, bytes, [packParts(parts, n)], false, false, n <= STAGE_MAX_BYTES);
+    return 0;
+  }
   if (n <= STAGE_MAX_BYTES) {
     native.send(dest, bytes, stageParts(parts), plain, false, true);
     return 0;

@@ -415,6 +415,10 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.inOrder(src, decoded, tail, phase);
       return;
     }
+    if (sizes.length === 1 && decoded.parts.length > 1 && sizes[0] === byteTotal(decoded.parts)) {
+      this.receivePacked(src, decoded, id, eager, tail, phase, sizes[0]!);
+      return;
+    }
     const ok = sizes.length === decoded.parts.length && sizes.every((n, i) => n === decoded.parts[i]!.byteLength);
     if (!ok) {
       this.received++;
@@ -435,6 +439,28 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.receiving.set(id, this.arrivals.wait(src, () => this.deliver(src, decoded, tail, phase)));
       this.endpoint.expectPayload(id, this);
     }
+  }
+
+  /** A payload of many small parts the sender packed into one (hand-off.ts): received whole, then unpacked. */
+  private receivePacked(src: number, decoded: DecodedMessage<WireMessage>, id: number, eager: Uint8Array | undefined, tail: Tail | undefined,
+    phase: number, bytes: number): void {
+    payloadProbe.onRecv?.(decoded.parts);
+    if (eager !== undefined) {
+      copyPartsFrom(eager, decoded.parts);
+      this.inOrder(src, decoded, tail, phase);
+      return;
+    }
+    const packed = new Uint8Array(bytes);
+    if (this.native.recv(id, [packed], true)) {
+      copyPartsFrom(packed, decoded.parts);
+      this.inOrder(src, decoded, tail, phase);
+      return;
+    }
+    this.receiving.set(id, this.arrivals.wait(src, () => {
+      copyPartsFrom(packed, decoded.parts);
+      this.deliver(src, decoded, tail, phase);
+    }));
+    this.endpoint.expectPayload(id, this);
   }
 
   /** Delivers now, or after the messages of `src` that wait for their payload (no closure unless one waits). */
@@ -505,4 +531,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.host.fail(err, true);
     this.failureNotice.notice();
   }
+}
+
+function byteTotal(parts: readonly ArrayBufferView[]): number {
+  let n = 0;
+  for (const p of parts) n += p.byteLength;
+  return n;
 }
