@@ -5,8 +5,11 @@
  * `create_from_metadata`) and returns them in order so the transport can receive into them.
  */
 import { addExtension, Packr } from 'msgpackr';
-import { splitEntries, splitEntryNamed, splitEntryOf, type SplitEntry } from './split-metadata.js';
-import { allocTyped, TYPED, viewReceived, type TypedCtor } from './typed-arrays.js';
+import { splitEntries, splitEntryNamed, type SplitEntry } from './split-metadata.js';
+import { allocTyped, TYPED, viewReceived } from './typed-arrays.js';
+import { checkMessage } from './value-check.js';
+
+export { MovedArrayError, UnserializableError } from './value-check.js';
 
 const TYPED_EXT = 0x51;
 const SPLIT_EXT = 0x52;
@@ -117,199 +120,6 @@ export interface DecodedMessage<T> {
   parts: ArrayBufferView[];
 }
 
-/** Thrown by {@link encode} for values that would not arrive intact; the caller adds context. */
-export class UnserializableError extends Error {}
-
-/** Thrown by {@link encode} for a typed array an earlier send moved to another rank (detached): E_MOVED. */
-export class MovedArrayError extends UnserializableError {}
-
-const MAX_DEPTH = 64;
-
-/** Where the walk is inside the value: property names, indices, Set/Map markers; formatted only for an error. */
-const path: unknown[] = [];
-const SET_MEMBER = Symbol('a Set member');
-const METADATA = Symbol('split metadata');
-const MAP_KEY = Symbol('a Map key');
-/** A Map value on the path: the entry's key follows it. */
-const MAP_VALUE = Symbol('a Map value');
-
-/** `path` as `value.tiles[3]<the Map value of "a">`. */
-function pathText(): string {
-  let s = 'value';
-  for (let i = 0; i < path.length; i++) {
-    const p = path[i];
-    if (typeof p === 'number') s += `[${p}]`;
-    else if (p === SET_MEMBER) s += '<a Set member>';
-    else if (p === MAP_KEY) s += '<a Map key>';
-    else if (p === METADATA) s += '<its split metadata>';
-    else if (p === MAP_VALUE) {
-      const k = path[++i];
-      s += `<the Map value of ${typeof k === 'string' || typeof k === 'number' ? JSON.stringify(k) : 'an object key'}>`;
-    } else s += /^[A-Za-z_$][\w$]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(p)}]`;
-  }
-  return s;
-}
-/** Objects met so far inside the value: one met twice would arrive as two (or, nested, explode). */
-const seen = new Set<object>();
-/** The walk is inside the value of an Input message (the strict rules apply), not its header. */
-let strict = false;
-
-function refuse(what: string): never {
-  throw new UnserializableError(`${strict ? pathText() : 'the message'}: ${what}`);
-}
-
-function checkString(s: string): void {
-  // ES2024's String.prototype.isWellFormed (Node 20 has it; this TypeScript lib is ES2023)
-  if (!(s as string & { isWellFormed(): boolean }).isWellFormed()) refuse(`a string with a lone surrogate (${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s)}) would arrive with U+FFFD in its place`);
-}
-
-/** Whether `v`'s memory was transferred to another rank (only a zero-length view can be). */
-function detached(v: ArrayBufferView): boolean {
-  if (v.byteLength !== 0) return false;
-  try {
-    new Uint8Array(v.buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/** An object (not a typed array) met a second time inside the value: it would arrive as two. */
-function checkOnce(v: object): void {
-  if (seen.has(v)) refuse('this object appears twice in the value (shared or cyclic); it would arrive as separate copies: send it once, or a copy');
-  seen.add(v);
-}
-
-/** The strict rules for an object inside a value: exact built-in prototypes. */
-function checkShape(v: object, proto: unknown): void {
-  if (Array.isArray(v)) {
-    if (proto !== Array.prototype) refuse(`a subclass of Array (${v.constructor?.name}) would arrive as an Array`);
-    if (Object.keys(v).length !== v.length) refuse('an array with holes or extra properties would arrive without them');
-  } else if (v instanceof Map) {
-    if (proto !== Map.prototype) refuse(`a subclass of Map (${v.constructor?.name}) would arrive as a Map`);
-  } else if (v instanceof Set) {
-    if (proto !== Set.prototype) refuse(`a subclass of Set (${v.constructor?.name}) would arrive as a Set`);
-  } else if (proto === null) {
-    refuse('an object with a null prototype would arrive with Object.prototype');
-  }
-  if (Object.getOwnPropertySymbols(v).length !== 0) refuse('symbol-keyed properties would be dropped');
-}
-
-/** Inside split metadata: the value rules, and no typed arrays (the data travels through `get_data`). */
-let inMetadata = false;
-
-function checkMetadata(md: unknown, depth: number): void {
-  const was = inMetadata;
-  inMetadata = true;
-  path.push(METADATA);
-  try {
-    check(md, depth + 1);
-  } finally {
-    path.pop();
-    inMetadata = was;
-  }
-}
-
-/** What `get_data` returns travels as raw parts received into the receiver's arrays: plain typed arrays only. */
-function checkSplitData(data: readonly ArrayBufferView[]): void {
-  for (const d of data) {
-    if (TYPED.indexOf(d.constructor as TypedCtor) < 0 || Object.getPrototypeOf(d) !== (d.constructor as TypedCtor).prototype) {
-      refuse(`get_data returned a ${d.constructor?.name ?? 'view'}: split data must be plain typed arrays (a view of a subclass's memory will do)`);
-    }
-  }
-}
-
-/**
- * Refuses what msgpack would silently drop or change: functions, symbols, cycles, lone
- * surrogates, and instances of classes that are not registered for split-metadata transfer (they
- * would arrive as plain objects). Inside the value of an Input message (`strict`) also what would
- * arrive changed: DataViews, subclasses of built-ins, holes, null prototypes, symbol keys, an own
- * `__proto__`, objects appearing twice; a moved typed array is E_MOVED.
- */
-function check(v: unknown, depth: number): void {
-  switch (typeof v) {
-    case 'function':
-      refuse('a function cannot be sent to another rank');
-    case 'symbol':
-      refuse('a symbol cannot be sent to another rank');
-    case 'string':
-      checkString(v);
-      return;
-    case 'object': {
-      if (v === null) return;
-      if (ArrayBuffer.isView(v)) {
-        if (!strict && !inMetadata) return;
-        if (v instanceof DataView) refuse('a DataView would arrive as an empty Uint8Array: send a typed array');
-        if (inMetadata) refuse('a typed array inside split metadata: return it from get_data, where the payload goes');
-        if (TYPED.indexOf(v.constructor as TypedCtor) < 0 || Object.getPrototypeOf(v) !== (v.constructor as TypedCtor).prototype) {
-          refuse(`a ${v.constructor?.name ?? 'typed array'} (a subclass of a typed array class, like Node's Buffer) would arrive as its base class: send a plain typed array view of it`);
-        }
-        if (detached(v)) throw new MovedArrayError(`${pathText()}: this typed array was already moved to another rank by an earlier send (its buffer is detached)`);
-        return;
-      }
-      const proto: unknown = Object.getPrototypeOf(v);
-      if (strict) checkOnce(v);
-      if (v instanceof Date) {
-        if (strict && proto !== Date.prototype) refuse(`a subclass of Date (${v.constructor?.name}) would arrive as a Date`);
-        return;
-      }
-      if (depth > MAX_DEPTH) refuse(`nested deeper than ${MAX_DEPTH} levels (is it cyclic?)`);
-      if (strict) checkShape(v, proto);
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) {
-          path.push(i);
-          check(v[i], depth + 1);
-          path.pop();
-        }
-        return;
-      }
-      if (v instanceof Set) {
-        path.push(SET_MEMBER);
-        for (const x of v) check(x, depth + 1);
-        path.pop();
-        return;
-      }
-      if (v instanceof Map) {
-        needsBoxes = true;
-        for (const [k, x] of v) {
-          path.push(MAP_KEY);
-          check(k, depth + 1);
-          path.pop();
-          path.push(MAP_VALUE, k);
-          check(x, depth + 1);
-          path.length -= 2;
-        }
-        return;
-      }
-      if (proto !== Object.prototype && proto !== null) {
-        const entry = splitEntryOf(v);
-        if (entry !== undefined) {
-          checkMetadata(entry.desc.get_metadata(v), depth);
-          if (strict) checkSplitData(entry.desc.get_data(v));
-          return;
-        }
-        const name = (v as object).constructor?.name ?? 'object';
-        refuse(`a ${name} instance would arrive as a plain object: register the class with ttg.register_split_metadata`);
-      }
-      if (strict && Object.prototype.hasOwnProperty.call(v, '__proto__')) refuse('an own "__proto__" property would not arrive as one');
-      for (const k in v) {
-        checkString(k);
-        path.push(k);
-        check((v as Record<string, unknown>)[k], depth + 1);
-        path.pop();
-      }
-      return;
-    }
-    case 'number':
-      if (v === 0 && 1 / v < 0) needsBoxes = true;
-      return;
-    default:
-  }
-}
-
-/** `check` met a Map or a -0 in the message being encoded. */
-let needsBoxes = false;
-
 /**
  * `v` with every Map and every -0 inside it boxed (containers on the way are copied; other values
  * kept): msgpackr writes a Map as a plain map and -0 as the integer 0 before it looks at extensions.
@@ -329,24 +139,10 @@ function box(v: unknown): unknown {
 /**
  * Encodes `msg`; typed arrays and split-metadata objects inside it become raw parts. `valueAt`:
  * the index, in the message array, of a value that must arrive exactly as it is (an Input's value):
- * the strict rules of {@link check} apply to it, and errors name the path inside it.
+ * the strict rules of value-check.ts apply to it, and errors name the path inside it.
  */
 export function encode(msg: unknown, valueAt = -1): EncodedMessage {
-  needsBoxes = false;
-  try {
-    if (valueAt >= 0 && Array.isArray(msg)) {
-      for (let i = 0; i < msg.length; i++) {
-        strict = i === valueAt;
-        check(msg[i], 1);
-      }
-    } else {
-      check(msg, 0);
-    }
-  } finally {
-    strict = false;
-    path.length = 0;
-    seen.clear();
-  }
+  const needsBoxes = checkMessage(msg, valueAt);
   installSplitExtensions();
   parts = [];
   splitParts = false;
