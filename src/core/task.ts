@@ -5,6 +5,7 @@
 import { holderCount, release } from './cow.js';
 import { Errors } from '../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
+import { someViewInside } from './views-inside.js';
 import type { TTImpl } from './tt.js';
 
 /** A task instance and, while its body runs, its outputs. */
@@ -36,6 +37,13 @@ export class Task {
   deviceState: unknown = undefined;
   /** The iterator of a `function*` body parked on a device step (see {@link resumeParked}). */
   parkedOn: Iterator<unknown> | undefined = undefined;
+  /**
+   * Objects a task of a consuming TT sent (not arrays moved on their own): a later move of an
+   * array they carry must copy it, not detach it under a receiver that still holds them.
+   */
+  sentObjects: unknown[] | undefined = undefined;
+  /** The task moved an array to another rank: what it sends afterwards is checked for detached arrays (E_MOVED). */
+  movedAway = false;
 
   constructor(
     /** The template task this is an instance of. */
@@ -61,10 +69,15 @@ export class Task {
     if (this.deviceState !== undefined) tt.rt.device!.beforeSend(this, value);
     // left set after the send (a store is all a send pays); the TT calls a program makes clear it
     tt.rt.sending = this;
-    if (tt.consumeMask !== 0 && this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value)) {
-      // It leaves this task for good and goes to one place: a remote send may transfer its memory.
-      sinks[0]!.tt.deliver(sinks[0]!.index, key, value, true);
-      return;
+    if (tt.consumeMask !== 0) {
+      if (this.movedAway) this.refuseDetachedInside(value, i);
+      if (this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value) && !this.stillCarried(value)) {
+        // It leaves this task for good and goes to one place: a remote send may transfer its memory.
+        this.movedAway = true;
+        sinks[0]!.tt.deliver(sinks[0]!.index, key, value, true);
+        return;
+      }
+      if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) (this.sentObjects ??= []).push(value);
     }
     for (let s = 0; s < sinks.length; s++) {
       const sink = sinks[s]!;
@@ -136,6 +149,17 @@ export class Task {
       throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
     }
     return false;
+  }
+
+  /** Whether an object this task sent earlier carries `a`'s memory (then `a` is copied, not detached). */
+  private stillCarried(a: ArrayBufferView): boolean {
+    return this.sentObjects !== undefined && someViewInside(this.sentObjects, (v) => v.buffer === a.buffer);
+  }
+
+  /** After a move: E_MOVED for a value that carries a detached array (its memory went to another rank). */
+  private refuseDetachedInside(value: unknown, terminal: number): void {
+    if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return;
+    if (someViewInside([value], (v) => v.byteLength === 0 && isDetached(v))) throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
   }
 
   private sinksOf(i: number) {
