@@ -96,7 +96,12 @@ export class Task {
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
     if (this.abandoned) return;
     if (this.deviceState !== undefined) this.tt.rt.device!.beforeSend(this, value);
-    if (this.tt.consumeMask !== 0) this.moveOut(value, typeof i === 'number' ? i : i[0]!);
+    if (this.tt.consumeMask !== 0) {
+      const terminal = typeof i === 'number' ? i : i[0]!;
+      if (this.movedAway) this.refuseDetachedInside(value, terminal);
+      this.moveOut(value, terminal);
+      if (typeof value === 'object' && value !== null) (this.sentObjects ??= []).push(value);
+    }
     const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
       const list = Array.from(keys as Iterable<unknown>);
