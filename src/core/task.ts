@@ -5,6 +5,7 @@
 import { holderCount, release } from './cow.js';
 import { Errors } from '../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
+import { detached } from '../serialize/typed-arrays.js';
 import { someViewInside } from './views-inside.js';
 import type { TTImpl } from './tt.js';
 
@@ -150,7 +151,7 @@ export class Task {
         return holderCount(value) === 0;
       }
     }
-    if (ArrayBuffer.isView(value) && value.byteLength === 0 && isDetached(value)) {
+    if (ArrayBuffer.isView(value) && detached(value)) {
       throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
     }
     return false;
@@ -164,22 +165,12 @@ export class Task {
   /** After a move: E_MOVED for a value that carries a detached array (its memory went to another rank). */
   private refuseDetachedInside(value: unknown, terminal: number): void {
     if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return;
-    if (someViewInside([value], (v) => v.byteLength === 0 && isDetached(v))) throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
+    if (someViewInside([value], detached)) throw Errors.moved(this.tt.name, terminal, this.key, this.tt.rt.rank);
   }
 
   private sinksOf(i: number) {
     const edge = this.tt.outputs[i];
     if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, this.tt.rt.rank);
     return edge.sinks;
-  }
-}
-
-/** Whether the buffer under `v` was detached (transferred); only a zero-length view can be. */
-function isDetached(v: ArrayBufferView): boolean {
-  try {
-    new Uint8Array(v.buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
   }
 }

@@ -34,3 +34,14 @@ export function viewReceived(code: number, n: number, buf: ArrayBuffer | undefin
   }
   return new ctor(buf, 0, n);
 }
+
+/** Whether `v`'s memory was transferred to another rank (a moved array; only a zero-length view can be). */
+export function detached(v: ArrayBufferView): boolean {
+  if (v.byteLength !== 0) return false;
+  try {
+    new Uint8Array(v.buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -4,7 +4,7 @@
  * message the strict ones, with errors naming the path inside it (`value.tiles[3].data: ...`).
  */
 import { splitEntryOf } from './split-metadata.js';
-import { TYPED, type TypedCtor } from './typed-arrays.js';
+import { detached, TYPED, type TypedCtor } from './typed-arrays.js';
 
 /** Thrown by `encode` for values that would not arrive intact; the caller adds context. */
 export class UnserializableError extends Error {}
@@ -50,17 +50,6 @@ function refuse(what: string): never {
 function checkString(s: string): void {
   // ES2024's String.prototype.isWellFormed (Node 20 has it; this TypeScript lib is ES2023)
   if (!(s as string & { isWellFormed(): boolean }).isWellFormed()) refuse(`a string with a lone surrogate (${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s)}) would arrive with U+FFFD in its place`);
-}
-
-/** Whether `v`'s memory was transferred to another rank (only a zero-length view can be). */
-function detached(v: ArrayBufferView): boolean {
-  if (v.byteLength !== 0) return false;
-  try {
-    new Uint8Array(v.buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 /** An object (not a typed array) met a second time inside the value: it would arrive as two. */
