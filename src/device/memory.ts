@@ -294,15 +294,14 @@ export class MemoryManager {
 
   /**
    * The host copy of `b` is current and `b` is pinned by the task on `stream`: copies it into the
-   * device copy on `stream`, ahead of the ops enqueued after it.
+   * device copy on `stream`, ahead of the ops enqueued after it (a task on another stream waits for
+   * it through `ready`, as for any copy in).
    */
-  refill(b: AnyBuffer, stream: Stream): void {
-    const dev = stream.device;
-    const c = b.copies[dev]!;
-    this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, false);
-    this.counters[dev]!.h2d_bytes += b.bytes;
-    c.valid = true;
+  refill(b: AnyBuffer, stream: Stream, owner: Acquirer): void {
+    const c = b.copies[stream.device]!;
     c.lastStream = stream.id;
+    this.copyIn(b, c, stream, owner);
+    c.valid = true;
   }
 
   /** Copies every stale host copy back (before finalize or a backend switch). */

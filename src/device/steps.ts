@@ -92,8 +92,7 @@ export function beforeUse(r: DeviceRuntime, b: AnyBuffer, s: Stream): void {
   if (inPlaceAt(r.backend, s.device)) return;  // the host place's kernels read the host array itself
   const c = b.copies[s.device];
   if (c === undefined || c.valid || !b.hostValid || b.scratch) return;
-  r.memory.refill(b, s);
-  st.lastOp = s.ops;
+  r.memory.refill(b, s, st);
 }
 
 /**
@@ -291,6 +290,8 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
       }
     }
   }
+  // the copies home are the task's queued work (if the wait's marker cannot be enqueued, its end waits for them)
+  if (back.length > 0) st.lastOp = s.ops;
   const wait = new KernelWait(r, st, bufs, back, versions, st.marked);
   r.streams.notifyWhenDone(s, wait);
   st.marked = undefined;

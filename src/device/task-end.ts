@@ -57,7 +57,13 @@ export function abandonDeviceTask(task: Task): void {
 /** Ends `st` once its acquisition has settled and its queued work has run; true when that is later (then `done`). */
 function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void): boolean {
   if (st.acquiring !== undefined) {
-    const after = (): void => { if (!finish(r, st, tt, done)) done(); };
+    const after = (): void => {
+      try {
+        if (!finish(r, st, tt, done)) done();
+      } catch (e) {
+        done(e as TtgError);  // the end marker could not be enqueued: the task fails, not hangs
+      }
+    };
     st.acquiring.then(after, after);
     return true;
   }
