@@ -352,6 +352,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     o["recv_msgs"] = static_cast<double>(comm().stats.recv_msgs.load());
     o["sent_bytes"] = static_cast<double>(comm().stats.sent_bytes.load());
     o["recv_bytes"] = static_cast<double>(comm().stats.recv_bytes.load());
+    o["receiving"] = static_cast<double>(comm().stats.receiving.load());
     o["pool_reused"] = static_cast<double>(RecvPool::get().reused());
     o["pool_allocated"] = static_cast<double>(RecvPool::get().allocated());
     o["pool_prepared"] = static_cast<double>(PoolLeases::instance().prepared_lends());

@@ -254,7 +254,8 @@ inline void Batch::append(Batch&& other) {
 // Counters read by JS tests while the comm thread writes them.
 struct Stats {
   std::atomic<std::uint64_t> sent_msgs{0}, recv_msgs{0}, sent_bytes{0}, recv_bytes{0};
-  void reset() { sent_msgs = recv_msgs = sent_bytes = recv_bytes = 0; }
+  std::atomic<std::uint64_t> receiving{0};  // messages whose payload is being received
+  void reset() { sent_msgs = recv_msgs = sent_bytes = recv_bytes = receiving = 0; }
 };
 
 }  // namespace ttg

@@ -55,17 +55,21 @@ struct PendingSend {
   std::vector<PoolBuf> recycle;  // given back to the pool when this is destroyed (send complete)
 };
 
+using Clock = std::chrono::steady_clock;
+
 struct PendingRecv {
   std::uint64_t id;
   std::vector<MPI_Request> reqs;
   std::uint64_t pin;
   std::uint64_t bytes;
+  Clock::time_point due;  // TTG_FAULT_RECV_DELAY_MS: not complete before this
 };
 
 // A plain message whose parts the comm thread is receiving into pool buffers.
 struct PendingPre {
   Arrival arrival;
   std::vector<MPI_Request> reqs;
+  Clock::time_point due;  // TTG_FAULT_RECV_DELAY_MS: not complete before this
 };
 
 struct PendingColl {
@@ -115,6 +119,7 @@ class MpiTransport final : public Transport {
     next_tag_.assign(size_, 0);
     eager_limit_ = settings().eager_bytes;
     fault_send_ = settings().fault_send;
+    fault_recv_delay_ = std::chrono::milliseconds(settings().fault_recv_delay_ms);
     prerecv_ = settings().prerecv;
   }
 
@@ -190,13 +195,14 @@ class MpiTransport final : public Transport {
   }
 
   void recv(RecvCmd&& cmd, Batch& out) override {
-    PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0};
+    PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0, due()};
     for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
       TTG_CHECK_MPI(MPI_Irecv(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.src, cmd.tag,
                               data_, &pr.reqs[i]));
       pr.bytes += cmd.parts[i].bytes;
     }
     recvs_.push_back(std::move(pr));
+    note_receiving();
     (void)out;
   }
 
@@ -270,7 +276,7 @@ class MpiTransport final : public Transport {
     any = publish_in_order(out) || any;
     // Receives complete in posting order when they can, so 'recvd' events stay in a stable order.
     for (std::size_t i = 0; i < recvs_.size();) {
-      if (test_all(recvs_[i].reqs)) {
+      if (received(recvs_[i].reqs, recvs_[i].due)) {
         Arrival a;
         a.kind = Arrival::Kind::Recvd;
         a.id = recvs_[i].id;
@@ -302,7 +308,9 @@ class MpiTransport final : public Transport {
       }
       it = q.empty() ? colls_.erase(it) : std::next(it);
     }
-    return probe_headers(out) || any;
+    any = probe_headers(out) || any;
+    note_receiving();
+    return any;
   }
 
   [[noreturn]] void abort(int code) override {
@@ -376,7 +384,7 @@ class MpiTransport final : public Transport {
       bool plain = false;
       Arrival a = parse(std::move(env), st.MPI_SOURCE, plain);
       if (plain) {
-        PendingPre pp{std::move(a), {}};
+        PendingPre pp{std::move(a), {}, due()};
         pp.reqs.assign(pp.arrival.sizes.size(), MPI_REQUEST_NULL);
         for (std::size_t i = 0; i < pp.arrival.sizes.size(); ++i) {
           pp.arrival.pre.emplace_back(static_cast<std::size_t>(pp.arrival.sizes[i]));
@@ -388,7 +396,7 @@ class MpiTransport final : public Transport {
             TTG_CHECK_MPI(rc);
           }
         }
-        if (!waiting_from(st.MPI_SOURCE) && test_all(pp.reqs)) {
+        if (!waiting_from(st.MPI_SOURCE) && received(pp.reqs, pp.due)) {
           for (const PoolBuf& b : pp.arrival.pre) stats_.recv_bytes += b.bytes;
           out.arrivals.push_back(std::move(pp.arrival));
           // a large payload just came in: hand it over now; later headers wait for the next pass
@@ -397,13 +405,27 @@ class MpiTransport final : public Transport {
         pre_.push_back(std::move(pp));
       } else if (waiting_from(st.MPI_SOURCE)) {
         // an earlier message of the same sender is still being received: this one waits behind it
-        pre_.push_back(PendingPre{std::move(a), {}});
+        pre_.push_back(PendingPre{std::move(a), {}, {}});
       } else {
         out.arrivals.push_back(std::move(a));
       }
       any = true;
     }
     return any;
+  }
+
+  Clock::time_point due() const { return fault_recv_delay_.count() == 0 ? Clock::time_point{} : Clock::now() + fault_recv_delay_; }
+
+  bool received(std::vector<MPI_Request>& reqs, Clock::time_point due) {
+    return test_all(reqs) && (due == Clock::time_point{} || Clock::now() >= due);
+  }
+
+  // Payload receives in flight: the hang watchdog does not take this rank for stalled meanwhile,
+  // since MPI reports no partial progress of a large receive.
+  void note_receiving() {
+    std::size_t n = recvs_.size();
+    for (const PendingPre& p : pre_) n += p.reqs.empty() ? 0 : 1;
+    stats_.receiving.store(n, std::memory_order_relaxed);
   }
 
   // Whether a message from `src` waits in pre_ (its payload not all in, or behind one that is not).
@@ -423,7 +445,7 @@ class MpiTransport final : public Transport {
     for (std::size_t i = 0; i < pre_.size();) {
       PendingPre& p = pre_[i];
       char& blocked = blocked_[static_cast<std::size_t>(p.arrival.src)];
-      if (blocked || !(p.reqs.empty() || test_all(p.reqs))) {
+      if (blocked || !(p.reqs.empty() || received(p.reqs, p.due))) {
         blocked = 1;
         ++i;
         continue;
@@ -494,6 +516,7 @@ class MpiTransport final : public Transport {
   std::vector<std::uint32_t> next_tag_;
   std::size_t eager_limit_ = 64 * 1024;
   bool prerecv_ = true;  // TTG_PRERECV=0: plain messages take the split-metadata path too
+  std::chrono::milliseconds fault_recv_delay_{0};
   unsigned fault_send_ = 0, sends_made_ = 0;  // TTG_FAULT_SEND: the nth send throws (tests of error paths)
   std::uint64_t next_id_ = 0;
   std::vector<PendingSend> sends_;

@@ -99,6 +99,11 @@ export interface Transport {
   /** Messages sent plus received by this rank (progress the hang watchdog can see). */
   progress(): number;
   /**
+   * True while payload is being received into this process: MPI reports no partial progress of a
+   * large receive, so the hang watchdog counts it as work under way.
+   */
+  payloadArriving(): boolean;
+  /**
    * After a hang: the fence gave up. Under MPI a collective of the abandoned fence may stay
    * pending, so the world cannot fence again; later fences reject and finalize ends the job.
    */

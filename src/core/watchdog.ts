@@ -4,8 +4,8 @@
  * `TTG_HANG_TIMEOUT` seconds (default 30) the rank votes "stalled" to the others. Once every rank
  * stalled on the same fence, each prints what it holds (running tasks, tasks missing inputs or held
  * by constraints, messages waiting for a TT) and the fence rejects with `E_HANG` everywhere.
- * A rank busy in a long body or with device work in flight does not vote, so it is never mistaken
- * for a hang.
+ * A rank busy in a long body, with device work in flight or receiving a payload does not vote, so
+ * it is never mistaken for a hang.
  */
 import { BodyKind } from './body.js';
 import { describeKey, Errors, type TtgError } from '../base/errors.js';
@@ -60,8 +60,8 @@ export class Watchdog {
     }
     const sig = this.signature();
     const now = performance.now();
-    // a kernel running for longer than the timeout is work, not a hang
-    if (sig !== this.last || this.rt.device?.busy() === true) {
+    // a kernel running, or a payload arriving, for longer than the timeout is work, not a hang
+    if (sig !== this.last || this.rt.device?.busy() === true || this.transport.payloadArriving()) {
       this.last = sig;
       this.lastChange = now;
       if (this.voted) {

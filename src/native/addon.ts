@@ -167,6 +167,8 @@ export interface NativeStats {
   sent_bytes: number;
   /** Header bytes arrived plus payload bytes received. */
   recv_bytes: number;
+  /** Messages whose payload is being received now (MPI reports no partial progress of one). */
+  receiving: number;
   /** Large plain payloads received into a buffer from the addon's pool (given back or transferred)... */
   pool_reused: number;
   /** ... or into a newly allocated one. */

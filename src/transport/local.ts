@@ -73,6 +73,10 @@ export class LocalTransport implements Transport {
     return 0;
   }
 
+  payloadArriving(): boolean {
+    return false;
+  }
+
   abandon(): void {}
 
   gatherTrace(chunk: string): Promise<string[] | undefined> {

@@ -191,6 +191,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     return this.sent + this.received;
   }
 
+  payloadArriving(): boolean {
+    return !this.endpoint.finalized && this.native.stats().receiving > 0;
+  }
+
   abandon(err: TtgError): void {
     this.broken ??= err;
     this.endpoint.broken ??= err;
