@@ -66,13 +66,44 @@ export function packable(parts: readonly ArrayBufferView[], bytes: number): bool
   return parts.length > PACK_MIN_PARTS && bytes <= parts.length * PACK_MAX_AVERAGE_BYTES;
 }
 
-/** `parts` back to back in one new array (what {@link copyPartsFrom} unpacks). */
-export function packParts(parts: readonly ArrayBufferView[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
+/** Where each part starts in a packed payload: at a multiple of its element size. */
+const at = (o: number, p: ArrayBufferView): number => {
+  const per = (p as Viewable).BYTES_PER_ELEMENT ?? 1;
+  return Math.ceil(o / per) * per;
+};
+
+/** The length of {@link packParts}'s payload for `parts`. */
+export function packedBytes(parts: readonly ArrayBufferView[]): number {
+  let o = 0;
+  for (const p of parts) o = at(o, p) + p.byteLength;
+  return o;
+}
+
+/**
+ * `parts` in one new array, each at a multiple of its element size so that it is copied through
+ * a same-typed view (what {@link unpackParts} reads).
+ */
+export function packParts(parts: readonly ArrayBufferView[]): Uint8Array {
+  const out = new Uint8Array(packedBytes(parts));
   let o = 0;
   for (const p of parts) {
-    out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o = at(o, p);
+    const dst = sameTyped(p as Viewable, out.buffer, o);
+    if (dst !== undefined) dst.set(p);
+    else out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
     o += p.byteLength;
   }
   return out;
+}
+
+/** Fills `parts`, in order, from a payload {@link packParts} made (its offset a multiple of 8). */
+export function unpackParts(packed: Uint8Array, parts: readonly ArrayBufferView[]): void {
+  let o = 0;
+  for (const p of parts) {
+    o = at(o, p);
+    const src = sameTyped(p as Viewable, packed.buffer as ArrayBuffer, packed.byteOffset + o);
+    if (src !== undefined) (p as unknown as { set(a: unknown): void }).set(src);
+    else new Uint8Array(p.buffer, p.byteOffset, p.byteLength).set(packed.subarray(o, o + p.byteLength));
+    o += p.byteLength;
+  }
 }

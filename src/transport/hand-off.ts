@@ -17,7 +17,8 @@ export function handOff(native: NativeAddon, dest: number, bytes: Uint8Array, pa
   for (const p of parts) n += p.byteLength;
   if (packable(parts, n)) {
     // one part of our own (not plain: the receiver unpacks it into the arrays it decodes)
-    native.send(dest, bytes, [packParts(parts, n)], false, false, n <= STAGE_MAX_BYTES);
+    const packed = packParts(parts);
+    native.send(dest, bytes, [packed], false, false, packed.byteLength <= STAGE_MAX_BYTES);
     return 0;
   }
   if (n <= STAGE_MAX_BYTES) {

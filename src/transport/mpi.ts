@@ -7,7 +7,7 @@
  * phase after a fence wait for the receiver's fence to end (phase.ts).
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
-import { copyPartsFrom } from '../serialize/small-parts.js';
+import { copyPartsFrom, packedBytes, unpackParts } from '../serialize/small-parts.js';
 import { checksumRequested, traceFile } from '../base/settings.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
@@ -419,7 +419,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.inOrder(src, decoded, tail, phase);
       return;
     }
-    if (sizes.length === 1 && decoded.parts.length > 1 && sizes[0] === byteTotal(decoded.parts)) {
+    if (sizes.length === 1 && decoded.parts.length > 1 && sizes[0] === packedBytes(decoded.parts)) {
       this.receivePacked(src, decoded, id, eager, tail, phase, sizes[0]!);
       return;
     }
@@ -450,18 +450,18 @@ export class MpiTransport implements Transport, WorldReceiver {
     phase: number, bytes: number): void {
     payloadProbe.onRecv?.(decoded.parts);
     if (eager !== undefined) {
-      copyPartsFrom(eager, decoded.parts);
+      unpackParts(eager, decoded.parts);
       this.inOrder(src, decoded, tail, phase);
       return;
     }
     const packed = new Uint8Array(bytes);
     if (this.native.recv(id, [packed], true)) {
-      copyPartsFrom(packed, decoded.parts);
+      unpackParts(packed, decoded.parts);
       this.inOrder(src, decoded, tail, phase);
       return;
     }
     this.receiving.set(id, this.arrivals.wait(src, () => {
-      copyPartsFrom(packed, decoded.parts);
+      unpackParts(packed, decoded.parts);
       this.deliver(src, decoded, tail, phase);
     }));
     this.endpoint.expectPayload(id, this);
@@ -537,8 +537,3 @@ export class MpiTransport implements Transport, WorldReceiver {
   }
 }
 
-function byteTotal(parts: readonly ArrayBufferView[]): number {
-  let n = 0;
-  for (const p of parts) n += p.byteLength;
-  return n;
-}

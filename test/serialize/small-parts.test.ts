@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 
-import { copyPartsFrom, stageParts } from '../../src/serialize/small-parts.js';
+import { copyPartsFrom, packedBytes, packParts, stageParts, unpackParts } from '../../src/serialize/small-parts.js';
 
 describe('small payload parts: staged copies', () => {
   it('stageParts copies mixed parts to aligned views, and copyPartsFrom restores them', () => {
@@ -31,5 +31,29 @@ describe('small payload parts: staged copies', () => {
     const a = stageParts([Float64Array.of(1)])[0] as Float64Array;
     stageParts([Float64Array.of(2)]);
     expect(a[0]).to.equal(2);
+  });
+
+  it('packParts places each part at a multiple of its element size, and unpackParts restores every kind', () => {
+    const big = new Float64Array(40).map((_, i) => i / 3); // off the heap
+    const parts: ArrayBufferView[] = [Uint8Array.of(255), Float64Array.of(-0, NaN), Int16Array.of(-3, 4, 5), BigInt64Array.of(-(2n ** 62n)),
+      Uint8Array.of(7, 8, 9), big.subarray(3, 7), new Float32Array(new ArrayBuffer(20), 4, 3).fill(1.25), Uint8ClampedArray.of(200)];
+    const packed = packParts(parts);
+    expect(packed.byteLength).to.equal(packedBytes(parts));
+    // 1 byte, then padding to 8 for the doubles, ...
+    expect(packed.byteLength).to.equal(1 + 7 + 16 + 6 + 2 + 8 + 3 + 5 + 32 + 12 + 1);
+    const into = parts.map((p) => new (p.constructor as new (n: number) => ArrayBufferView)((p as Uint8Array).length));
+    unpackParts(packed, into);
+    into.forEach((v, i) => {
+      expect(v.constructor).to.equal(parts[i]!.constructor);
+      expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(parts[i]!.buffer, parts[i]!.byteOffset, parts[i]!.byteLength))).to.equal(0);
+    });
+    expect(Object.is((into[1] as Float64Array)[0], -0)).to.equal(true);
+    expect((into[3] as BigInt64Array)[0]).to.equal(-(2n ** 62n));
+    // a payload that starts at an 8-byte offset of its buffer, as a receive into the pool gives it
+    const shifted = new Uint8Array(new ArrayBuffer(packed.byteLength + 8), 8);
+    shifted.set(packed);
+    const again = parts.map((p) => new (p.constructor as new (n: number) => ArrayBufferView)((p as Uint8Array).length));
+    unpackParts(shifted, again);
+    expect([...(again[5] as Float64Array)]).to.deep.equal([...big.subarray(3, 7)]);
   });
 });
