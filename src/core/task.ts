@@ -38,13 +38,8 @@ export class Task {
   deviceState: unknown = undefined;
   /** The iterator of a `function*` body parked on a device step (see {@link resumeParked}). */
   parkedOn: Iterator<unknown> | undefined = undefined;
-  /**
-   * Objects a task of a consuming TT sent (not arrays moved on their own): a later move of an
-   * array they carry must copy it, not detach it under a receiver that still holds them.
-   */
-  sentObjects: unknown[] | undefined = undefined;
-  /** The task moved an array to another rank: what it sends afterwards is checked for detached arrays (E_MOVED). */
-  movedAway = false;
+  /** What a task of a consuming TT sent and moved (one field, so that other tasks stay small). */
+  moves: Moves | undefined = undefined;
 
   constructor(
     /** The template task this is an instance of. */
@@ -70,20 +65,27 @@ export class Task {
     if (this.deviceState !== undefined) tt.rt.device!.beforeSend(this, value);
     // left set after the send (a store is all a send pays); the TT calls a program makes clear it
     tt.rt.sending = this;
-    if (tt.consumeMask !== 0) {
-      if (this.movedAway) this.refuseDetachedInside(value, i);
-      if (this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value) && !this.stillCarried(value)) {
-        // It leaves this task for good and goes to one place: a remote send may transfer its memory.
-        this.movedAway = true;
-        sinks[0]!.tt.deliver(sinks[0]!.index, key, value, true);
-        return;
-      }
-      if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) (this.sentObjects ??= []).push(value);
-    }
+    if (tt.consumeMask !== 0 && this.movedOn(i, sinks, key, value)) return;
     for (let s = 0; s < sinks.length; s++) {
       const sink = sinks[s]!;
       sink.tt.deliver(sink.index, key, value, false);
     }
+  }
+
+  /**
+   * A send of a consuming TT's task: moves `value` to its one sink when it leaves this task for
+   * good (true), else notes what a later move must respect. Apart from send, which stays small.
+   */
+  private movedOn(i: number, sinks: readonly { tt: TTImpl; index: number }[], key: unknown, value: unknown): boolean {
+    if (this.moves?.away === true) this.refuseDetachedInside(value, i);
+    if (this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value) && !this.stillCarried(value)) {
+      // It leaves this task for good and goes to one place: a remote send may transfer its memory.
+      (this.moves ??= new Moves()).away = true;
+      sinks[0]!.tt.deliver(sinks[0]!.index, key, value, true);
+      return true;
+    }
+    if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value)) (this.moves ??= new Moves()).objects.push(value);
+    return false;
   }
 
   sendk(i: number, key: unknown): void {
@@ -99,9 +101,9 @@ export class Task {
     if (this.deviceState !== undefined) this.tt.rt.device!.beforeSend(this, value);
     if (this.tt.consumeMask !== 0) {
       const terminal = typeof i === 'number' ? i : i[0]!;
-      if (this.movedAway) this.refuseDetachedInside(value, terminal);
+      if (this.moves?.away === true) this.refuseDetachedInside(value, terminal);
       this.moveOut(value, terminal);
-      if (typeof value === 'object' && value !== null) (this.sentObjects ??= []).push(value);
+      if (typeof value === 'object' && value !== null) (this.moves ??= new Moves()).objects.push(value);
     }
     const targets: RouteTarget[] = [];
     if (typeof i === 'number') {
@@ -159,7 +161,7 @@ export class Task {
 
   /** Whether an object this task sent earlier carries `a`'s memory (then `a` is copied, not detached). */
   private stillCarried(a: ArrayBufferView): boolean {
-    return this.sentObjects !== undefined && someViewInside(this.sentObjects, (v) => v.buffer === a.buffer);
+    return this.moves !== undefined && someViewInside(this.moves.objects, (v) => v.buffer === a.buffer);
   }
 
   /** After a move: E_MOVED for a value that carries a detached array (its memory went to another rank). */
@@ -173,4 +175,15 @@ export class Task {
     if (edge === undefined) throw Errors.outputRange(this.tt.name, i, this.tt.outputs.length, this.key, this.tt.rt.rank);
     return edge.sinks;
   }
+}
+
+/** Sends of one task of a consuming TT that a later move must respect. */
+class Moves {
+  /**
+   * Objects the task sent (not arrays moved on their own): a later move of an array they carry
+   * must copy it, not detach it under a receiver that still holds them.
+   */
+  readonly objects: unknown[] = [];
+  /** The task moved an array to another rank: what it sends afterwards is checked for detached arrays (E_MOVED). */
+  away = false;
 }
