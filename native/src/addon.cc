@@ -155,7 +155,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     SendCmd cmd;
     cmd.dest = static_cast<int>(d);
     cmd.header.assign(static_cast<const std::uint8_t*>(h.data), static_cast<const std::uint8_t*>(h.data) + h.bytes);
-    cmd.parts = Spans(env, parts, "send: parts");
+    cmd.parts = Spans(parts, "send: parts");
     cmd.plain = info[3].ToBoolean().Value();
     if (info[5].ToBoolean().Value()) {
       // copy: JS may reuse the parts' memory as soon as this returns (small staged payloads).
@@ -170,7 +170,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
         s.data = q;
         q += s.bytes;
       }
-      comm().enqueue(std::move(cmd));
+      if (!comm().send_now(cmd)) comm().enqueue(std::move(cmd));
       return env.Undefined();
     }
     // transfer: the sender gives up these arrays (a moved value); lent pool buffers among them
@@ -197,7 +197,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       pin = cmd.pin = pins_.pin(parts, cmd.parts);
       if (info[6].ToBoolean().Value()) tracked_.insert(pin);
     }
-    comm().enqueue(std::move(cmd));
+    if (!comm().send_now(cmd)) comm().enqueue(std::move(cmd));
     for (auto& [ab, mem] : claimed) {
       PoolLeases::detach(env, ab);
       PoolLeases::instance().prepare(env, mem.data, mem.bytes);
@@ -233,7 +233,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (!info[1].IsArray()) throw Napi::TypeError::New(env, "ttg_native.recv: views must be an array of ArrayBufferViews");
     Napi::Array views = info[1].As<Napi::Array>();
     RecvCmd cmd;
-    cmd.parts = Spans(env, views, "recv: parts");
+    cmd.parts = Spans(views, "recv: parts");
     const PendingMsg& m = it->second;
     if (cmd.parts.size() != m.sizes.size()) {
       throw Napi::RangeError::New(env, "ttg_native.recv: message " + std::to_string(id) + " has " +
@@ -282,6 +282,10 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       return Rejected(info.Env(), Napi::TypeError::New(info.Env(), "ttg_native.allreduce: values must be a Float64Array"));
     }
     Napi::Float64Array v = info[0].As<Napi::Float64Array>();
+    if (v.ElementLength() > static_cast<std::size_t>(INT_MAX)) {
+      return Rejected(info.Env(), Napi::RangeError::New(info.Env(), "ttg_native.allreduce: " + std::to_string(v.ElementLength()) +
+                                                                         " values; at most 2^31 - 1 in one call"));
+    }
     cmd.values.assign(v.Data(), v.Data() + v.ElementLength());
     if (info.Length() > 1 && info[1].IsNumber()) {
       const double us = info[1].As<Napi::Number>().DoubleValue();
@@ -313,9 +317,6 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     CollCmd cmd;
     cmd.kind = CollKind::Bcast;
     cmd.buf = view_span(info[0], "bcast: view");
-    if (cmd.buf.bytes > static_cast<std::size_t>(INT_MAX)) {
-      return Rejected(env, Napi::RangeError::New(env, "ttg_native.bcast: at most 2 GiB - 1 bytes"));
-    }
     cmd.root = info[1].ToNumber().Int32Value();
     if (info.Length() > 2 && info[2].IsNumber()) cmd.comm = info[2].As<Napi::Number>().Int32Value();
     if (!started_) return Collective(env, std::move(cmd), "bcast");
@@ -423,16 +424,9 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
   }
 
   // `what` is e.g. "send: parts" (errors name the index).
-  std::vector<Span> Spans(Napi::Env env, Napi::Array views, const char* what) {
+  static std::vector<Span> Spans(Napi::Array views, const char* what) {
     std::vector<Span> spans(views.Length());
-    for (uint32_t i = 0; i < views.Length(); ++i) {
-      spans[i] = view_span(views.Get(i), what, i);
-      if (spans[i].bytes > static_cast<std::size_t>(INT_MAX)) {
-        throw Napi::RangeError::New(env, std::string("ttg_native.") + what + "[" + std::to_string(i) + "] has " +
-                                             std::to_string(spans[i].bytes) +
-                                             " bytes; parts of 2 GiB or more are not supported, split the payload");
-      }
-    }
+    for (uint32_t i = 0; i < views.Length(); ++i) spans[i] = view_span(views.Get(i), what, i);
     return spans;
   }
 

@@ -19,6 +19,7 @@
 #include "comm_thread.h"
 
 #include "cpu_pressure.h"
+#include "thread_name.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +42,7 @@ namespace {
 bool g_mpi_finalized = false;
 
 constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
+constexpr std::size_t kDirectMaxBytes = 4096;  // payloads the JS thread sends itself
 
 }  // namespace
 
@@ -75,6 +77,9 @@ void CommThread::start(bool use_mpi, Wake wake) {
       rank_ = transport_->rank();
       size_ = transport_->size();
       uses_mpi_ = transport_->uses_mpi();
+      direct_ = transport_->any_thread() && settings().direct;
+      // named after MPI_Init: the threads MPI starts from here take their creator's name
+      name_this_thread("ttg-comm");
     } catch (...) {
       ready.set_exception(std::current_exception());
       return;
@@ -107,6 +112,8 @@ void CommThread::run(bool use_mpi) {
   std::vector<CollCmd> colls;
   for (;;) {
     bool stop = false;
+    // A pass calls MPI: the JS thread's direct sends and polls wait for it (and it for them).
+    std::unique_lock<std::mutex> mpi(mpi_mu_);
     // The flag spares the mutex while spinning with nothing enqueued.
     if (inbox_.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lk(in_mu_);
@@ -168,7 +175,13 @@ void CommThread::run(bool use_mpi) {
       b.arrivals.push_back(error_arrival(e.what()));
     }
     if (!b.empty()) publish(std::move(b));
-    if (stop) break;
+    if (stop) {
+      direct_ = false;  // MPI is finalized next: the JS thread must not call it any more
+      break;
+    }
+    mpi.unlock();
+    // what the JS thread sent or found itself counts as traffic for the spin window and fence waves
+    if (js_traffic_.exchange(false, std::memory_order_relaxed)) last_active = Clock::now();
     if (active) {
       spinning_.store(true, std::memory_order_relaxed);
       sleep_us = 0;
@@ -191,7 +204,10 @@ void CommThread::run(bool use_mpi) {
     spinning_.store(false, std::memory_order_relaxed);
     const bool deep = idle - window > kDeepIdleAfter;
     if (computing) sleep_us = compute_idle_us_;  // no short sleeps: wake on a poke or the cap
-    idle_wait(sleep_us, computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_, until);
+    const unsigned cap = computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_;
+    long_sleep_.store(cap > max_idle_us_, std::memory_order_relaxed);
+    idle_wait(sleep_us, cap, until);
+    long_sleep_.store(false, std::memory_order_relaxed);
   }
   g_after_kernel.store(nullptr, std::memory_order_relaxed);
   g_running.store(nullptr, std::memory_order_release);
@@ -241,11 +257,7 @@ std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::st
 
 void CommThread::poke_running() {
   CommThread* c = g_running.load(std::memory_order_acquire);
-  if (c == nullptr || c->poked_.exchange(true, std::memory_order_relaxed)) return;
-  // Taking the mutex orders this poke with the waiter's check of poked_: without it the notify
-  // can fall between that check and the wait, and the wake-up is lost.
-  { std::lock_guard<std::mutex> lk(c->in_mu_); }
-  c->in_cv_.notify_one();
+  if (c != nullptr) c->poke();
 }
 
 void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until) {
@@ -280,11 +292,59 @@ bool CommThread::wait_output(unsigned us) {
   js_polling_.store(true);
   while (!wake_pending_.load()) {
     if (std::chrono::steady_clock::now() >= until) break;
+    poll_now();
     std::this_thread::yield();  // the comm thread usually shares this core
   }
   js_polling_.store(false);
   // A publish() that saw js_polling_ set skipped the wake-up: its batch is taken now.
   return wake_pending_.load();
+}
+
+void CommThread::poll_now() {
+  std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
+  if (!mpi.owns_lock() || !direct_) return;
+  Batch b;
+  try {
+    // traffic found here counts for the comm thread's spin window and fence-wave timing too
+    if (transport_->progress(b)) js_traffic_.store(true, std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    b.arrivals.push_back(error_arrival(e.what()));
+  }
+  mpi.unlock();
+  if (!b.empty()) publish(std::move(b));
+}
+
+bool CommThread::send_now(SendCmd& cmd) {
+  std::size_t payload = 0;
+  for (const Span& p : cmd.parts) payload += p.bytes;
+  // A larger payload is copied or handed to MPI's rendezvous: better done beside JS than by it.
+  if (payload > kDirectMaxBytes) return false;
+  std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
+  // Queued commands go first (a send must not overtake an earlier one to the same rank).
+  if (!mpi.owns_lock() || !direct_ || inbox_.load(std::memory_order_acquire)) return false;
+  Batch b;
+  try {
+    transport_->send(std::move(cmd), b);
+  } catch (const std::exception& e) {
+    b.arrivals.push_back(error_arrival(e.what()));
+  }
+  const bool pending = transport_->busy();
+  mpi.unlock();
+  if (!b.empty()) publish(std::move(b));
+  // Traffic: the comm thread keeps polling for the reply (its spin window) as if it had sent this
+  // itself. One in a long sleep is woken, after the message left, and so is any while requests
+  // remain: MPI moves a large payload only when polled, and the reply must not wait out the sleep.
+  if (pending || long_sleep_.load(std::memory_order_relaxed)) poke();
+  else js_traffic_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void CommThread::poke() {
+  if (poked_.exchange(true, std::memory_order_relaxed)) return;
+  // Taking the mutex orders this poke with the waiter's check of poked_: without it the notify
+  // can fall between that check and the wait, and the wake-up is lost.
+  { std::lock_guard<std::mutex> lk(in_mu_); }
+  in_cv_.notify_one();
 }
 
 Batch CommThread::take() {

@@ -29,6 +29,10 @@ class CommThread {
   int size() const { return size_; }
   bool uses_mpi() const { return uses_mpi_; }
 
+  // JS thread: makes the send itself when MPI is free (the comm thread between passes) and no
+  // command is queued before it, so the message costs no hand-off to the comm thread; returns
+  // false, with `cmd` untouched, when it must be enqueued instead.
+  bool send_now(SendCmd& cmd);
   void enqueue(SendCmd&& cmd);
   void enqueue(RecvCmd&& cmd);
   void enqueue(CollCmd&& cmd);
@@ -37,6 +41,7 @@ class CommThread {
   Batch take();
   // JS thread: polls up to `us` microseconds, yielding the core between looks, for something
   // published; true when there is, to take() now (meanwhile publish() does not wake the loop).
+  // Where MPI allows, each look also progresses the transport itself (poll_now).
   bool wait_output(unsigned us);
   // Joins the thread after the transport's shutdown (MPI_Finalize); idempotent.
   void stop();
@@ -50,6 +55,10 @@ class CommThread {
   void publish(Batch&& b);
   void idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until);
   static void poke_running();
+  // Wakes the loop if it sleeps, to poll now.
+  void poke();
+  // JS thread: one pass of the transport's progress, when MPI is free; publishes what it found.
+  void poll_now();
   template <typename Cmd>
   void push(std::vector<Cmd>& q, Cmd&& cmd);
 
@@ -65,6 +74,13 @@ class CommThread {
   unsigned spin_busy_us_ = 20000;
   bool yield_on_send_ = true;
   std::atomic<bool> spinning_{false};  // the loop polls without sleeping (set by the comm thread)
+
+  // Held around every call into the transport once it is up: by the comm thread for a pass, by
+  // the JS thread for a direct send or poll. MPI_THREAD_SERIALIZED asks no more than that.
+  std::mutex mpi_mu_;
+  // The JS thread may call the transport under mpi_mu_ (MPI serialized, TTG_DIRECT on); cleared
+  // under mpi_mu_ before MPI is finalized.
+  bool direct_ = false;
 
   std::mutex in_mu_;
   std::condition_variable in_cv_;
@@ -88,6 +104,8 @@ class CommThread {
   static std::chrono::steady_clock::time_point start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active);
   // When the first deferred collective of any communicator starts (max() when none waits).
   std::chrono::steady_clock::time_point deferred_start(std::chrono::steady_clock::time_point last_active) const;
+  std::atomic<bool> long_sleep_{false};  // the loop sleeps longer than TTG_COMM_IDLE_US
+  std::atomic<bool> js_traffic_{false};  // the JS thread sent or received directly since the last pass
   std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
   bool stop_ = false;

@@ -26,6 +26,7 @@
 #include "cuda_api.h"
 #include "cuda_kernels.h"
 #include "cuda_vendor.h"
+#include "thread_name.h"
 #include "user_kernels.h"
 
 #define TTG_CUDA_ERR(call, err, errlen)                                                            \
@@ -148,6 +149,7 @@ void fail_pending(uint32_t stream, const std::string& why) {
 }
 
 void poll_loop() {
+  ttg::name_this_thread("ttg-cuda-poll");
   std::unique_lock<std::mutex> lk(g.mu);
   while (!g.stopping) {
     if (g.pending.empty()) {

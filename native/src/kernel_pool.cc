@@ -3,14 +3,22 @@
 
 #include "cpu_pressure.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
 #include "host_kernels.h"
+#include "thread_name.h"
 #include "user_kernels.h"
 
 namespace ttg {
+namespace {
+
+// Numbers the workers of every pool of the process, in the order they start (their thread names).
+std::atomic<int> next_thread_number{0};
+
+}  // namespace
 
 void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdown) {
   wake_ = std::move(wake);
@@ -21,7 +29,11 @@ void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdo
     streams_.push_back(std::make_unique<Stream>());
     Stream* s = streams_.back().get();
     if (static_cast<std::size_t>(i) < slowdown.size() && slowdown[i] > 1.0) s->slowdown = slowdown[i];
-    s->th = std::thread([this, s] { run(*s); });
+    const int n = next_thread_number.fetch_add(1);
+    s->th = std::thread([this, s, n] {
+      name_this_thread("ttg-pool-" + std::to_string(n));
+      run(*s);
+    });
   }
 }
 

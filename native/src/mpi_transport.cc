@@ -28,6 +28,7 @@
 #include <stdexcept>
 
 #include "mpi_check.h"
+#include "mpi_chunks.h"
 #include "settings.h"
 #include "comm_job.h"
 #include "transport.h"
@@ -74,7 +75,8 @@ struct PendingPre {
 
 struct PendingColl {
   CollCmd cmd;
-  MPI_Request req;
+  std::vector<MPI_Request> reqs;  // a broadcast of 2 GiB or more takes one per chunk
+  std::string failed;             // a later chunk could not start: reported once the started ones end
 };
 
 MPI_Op mpi_op(ReduceOp op) {
@@ -99,13 +101,16 @@ class MpiTransport final : public Transport {
     // Open MPI's plugins expect libmpi's symbols to be global; Node loads addons RTLD_LOCAL.
     dlopen("libmpi.so.40", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
 #endif
+    // SERIALIZED lets the JS thread make MPI calls itself while it holds the comm thread's MPI
+    // lock (comm_thread.h); with FUNNELED only the comm thread calls MPI.
     int provided = 0;
-    TTG_CHECK_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+    TTG_CHECK_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
     if (provided < MPI_THREAD_FUNNELED) {
       MPI_Finalize();
       throw std::runtime_error("MPI provides thread level " + std::to_string(provided) +
                                ", the comm thread needs MPI_THREAD_FUNNELED");
     }
+    serialized_ = provided >= MPI_THREAD_SERIALIZED;
     for (MPI_Comm* c : {&hdr_, &data_, &coll_}) {
       TTG_CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, c));
       TTG_CHECK_MPI(MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN));
@@ -121,12 +126,14 @@ class MpiTransport final : public Transport {
     fault_send_ = settings().fault_send;
     fault_recv_delay_ = std::chrono::milliseconds(settings().fault_recv_delay_ms);
     prerecv_ = settings().prerecv;
+    chunk_ = std::clamp<std::size_t>(settings().mpi_chunk_bytes, 1, std::size_t{1} << 30);
   }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   bool uses_mpi() const override { return true; }
   bool needs_polling() const override { return true; }
+  bool any_thread() const override { return serialized_; }
   bool busy() const override { return !sends_.empty() || !recvs_.empty() || !pre_.empty(); }
 
   void send(SendCmd&& cmd, Batch& out) override {
@@ -165,7 +172,7 @@ class MpiTransport final : public Transport {
       if (ps.pin) out.released.push_back(ps.pin);
       ps.pin = 0;
     }
-    ps.reqs.resize(1 + (eager ? 0 : cmd.parts.size()), MPI_REQUEST_NULL);
+    ps.reqs.assign(1, MPI_REQUEST_NULL);
     const int rc = MPI_Isend(ps.envelope.get(), static_cast<int>(ps.envelope.size), MPI_BYTE, cmd.dest, kHeaderTag,
                              hdr_, &ps.reqs[0]);
     if (rc != MPI_SUCCESS) {
@@ -173,9 +180,10 @@ class MpiTransport final : public Transport {
       TTG_CHECK_MPI(rc);
     }
     if (!eager) {
-      for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
-        const int rc = MPI_Isend(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.dest, tag,
-                                 data_, &ps.reqs[1 + i]);
+      for (const Span& part : cmd.parts) {
+        const int rc = start_chunks(part.data, part.bytes, chunk_, ps.reqs, [&](void* data, int n, MPI_Request* r) {
+          return MPI_Isend(data, n, MPI_BYTE, cmd.dest, tag, data_, r);
+        });
         if (rc != MPI_SUCCESS) {
           // The requests already started still read the envelope and the parts: they stay owned
           // (pending) until MPI is done with them, and only then is the pin given back.
@@ -195,11 +203,12 @@ class MpiTransport final : public Transport {
   }
 
   void recv(RecvCmd&& cmd, Batch& out) override {
-    PendingRecv pr{cmd.id, std::vector<MPI_Request>(cmd.parts.size(), MPI_REQUEST_NULL), cmd.pin, 0, due()};
-    for (std::size_t i = 0; i < cmd.parts.size(); ++i) {
-      TTG_CHECK_MPI(MPI_Irecv(cmd.parts[i].data, static_cast<int>(cmd.parts[i].bytes), MPI_BYTE, cmd.src, cmd.tag,
-                              data_, &pr.reqs[i]));
-      pr.bytes += cmd.parts[i].bytes;
+    PendingRecv pr{cmd.id, {}, cmd.pin, 0, due()};
+    for (const Span& part : cmd.parts) {
+      TTG_CHECK_MPI(start_chunks(part.data, part.bytes, chunk_, pr.reqs, [&](void* data, int n, MPI_Request* r) {
+        return MPI_Irecv(data, n, MPI_BYTE, cmd.src, cmd.tag, data_, r);
+      }));
+      pr.bytes += part.bytes;
     }
     recvs_.push_back(std::move(pr));
     note_receiving();
@@ -227,16 +236,25 @@ class MpiTransport final : public Transport {
     // A deque never moves its elements, so values.data() stays where MPI was told to write.
     const int id = cmd.comm;
     std::deque<PendingColl>& q = colls_[id];
-    q.push_back(PendingColl{std::move(cmd), MPI_REQUEST_NULL});
+    q.push_back(PendingColl{std::move(cmd), {}, {}});
     PendingColl& pc = q.back();
     int rc = MPI_SUCCESS;
     if (pc.cmd.kind == CollKind::Allreduce) {
+      pc.reqs.assign(1, MPI_REQUEST_NULL);
       rc = MPI_Iallreduce(MPI_IN_PLACE, pc.cmd.values.data(), static_cast<int>(pc.cmd.values.size()), MPI_DOUBLE,
-                          mpi_op(pc.cmd.op), comm, &pc.req);
+                          mpi_op(pc.cmd.op), comm, &pc.reqs[0]);
     } else if (pc.cmd.kind == CollKind::Bcast) {
-      rc = MPI_Ibcast(pc.cmd.buf.data, static_cast<int>(pc.cmd.buf.bytes), MPI_BYTE, pc.cmd.root, comm, &pc.req);
+      rc = start_chunks(pc.cmd.buf.data, pc.cmd.buf.bytes, chunk_, pc.reqs, [&](void* data, int n, MPI_Request* r) {
+        return MPI_Ibcast(data, n, MPI_BYTE, pc.cmd.root, comm, r);
+      });
+      if (rc != MPI_SUCCESS && pc.reqs.size() > 1) {
+        // earlier chunks are under way and write (or read) the buffer: it stays until they end
+        pc.failed = "MPI_Ibcast of chunk " + std::to_string(pc.reqs.size()) + " failed (MPI error " + std::to_string(rc) + ")";
+        return;
+      }
     } else {
-      rc = MPI_Ibarrier(comm, &pc.req);
+      pc.reqs.assign(1, MPI_REQUEST_NULL);
+      rc = MPI_Ibarrier(comm, &pc.reqs[0]);
     }
     if (rc == MPI_SUCCESS) return;
     // Not started: a null request would read as done, so it leaves the queue (and its pin goes back).
@@ -295,12 +313,14 @@ class MpiTransport final : public Transport {
     for (auto it = colls_.begin(); it != colls_.end();) {
       std::deque<PendingColl>& q = it->second;
       while (!q.empty()) {
-        int done = 0;
-        TTG_CHECK_MPI(MPI_Test(&q.front().req, &done, MPI_STATUS_IGNORE));
-        if (!done) break;
+        if (!test_all(q.front().reqs)) break;
         Completion c;
         c.promise = q.front().cmd.promise;
         c.values = std::move(q.front().cmd.values);
+        if (!q.front().failed.empty()) {
+          c.ok = false;
+          c.message = q.front().failed;
+        }
         if (q.front().cmd.pin) out.released.push_back(q.front().cmd.pin);
         out.completions.push_back(std::move(c));
         q.pop_front();
@@ -385,11 +405,18 @@ class MpiTransport final : public Transport {
       Arrival a = parse(std::move(env), st.MPI_SOURCE, plain);
       if (plain) {
         PendingPre pp{std::move(a), {}, due()};
-        pp.reqs.assign(pp.arrival.sizes.size(), MPI_REQUEST_NULL);
         for (std::size_t i = 0; i < pp.arrival.sizes.size(); ++i) {
-          pp.arrival.pre.emplace_back(static_cast<std::size_t>(pp.arrival.sizes[i]));
-          const int rc = MPI_Irecv(pp.arrival.pre[i].data, static_cast<int>(pp.arrival.sizes[i]), MPI_BYTE,
-                                   st.MPI_SOURCE, pp.arrival.tag, data_, &pp.reqs[i]);
+          try {
+            pp.arrival.pre.emplace_back(static_cast<std::size_t>(pp.arrival.sizes[i]));
+          } catch (const std::bad_alloc&) {
+            for (PoolBuf& b : pp.arrival.pre) b.release();  // receives of earlier parts write them
+            throw std::runtime_error("ttg_native: cannot allocate " + std::to_string(pp.arrival.sizes[i]) +
+                                     " bytes to receive part " + std::to_string(i) + " of a message from rank " +
+                                     std::to_string(st.MPI_SOURCE) + " (out of memory)");
+          }
+          const int rc = start_chunks(pp.arrival.pre[i].data, pp.arrival.pre[i].bytes, chunk_, pp.reqs, [&](void* data, int n, MPI_Request* r) {
+            return MPI_Irecv(data, n, MPI_BYTE, st.MPI_SOURCE, pp.arrival.tag, data_, r);
+          });
           if (rc != MPI_SUCCESS) {
             // the receives already posted still write their buffers: those never go back to the pool
             for (PoolBuf& b : pp.arrival.pre) b.release();
@@ -515,6 +542,8 @@ class MpiTransport final : public Transport {
   int rank_ = 0, size_ = 1, tag_ub_ = 32767;
   std::vector<std::uint32_t> next_tag_;
   std::size_t eager_limit_ = 64 * 1024;
+  bool serialized_ = false;  // MPI_THREAD_SERIALIZED provided
+  std::size_t chunk_ = std::size_t{1} << 30;  // largest count of one request (mpi_chunks.h)
   bool prerecv_ = true;  // TTG_PRERECV=0: plain messages take the split-metadata path too
   std::chrono::milliseconds fault_recv_delay_{0};
   unsigned fault_send_ = 0, sends_made_ = 0;  // TTG_FAULT_SEND: the nth send throws (tests of error paths)

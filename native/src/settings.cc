@@ -34,6 +34,8 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "commSpinUs", s.comm_spin_us);
   take(o, "commSpinBusyUs", s.comm_spin_busy_us);
   take(o, "yieldOnSend", s.yield_on_send);
+  take(o, "direct", s.direct);
+  take(o, "mpiChunkBytes", s.mpi_chunk_bytes);
   take(o, "deviceWakeDepth", s.device_wake_depth);
   take(o, "poolSpinUs", s.pool_spin_us);
   take(o, "faultSend", s.fault_send);

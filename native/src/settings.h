@@ -20,6 +20,8 @@ struct Settings {
   unsigned comm_spin_us = 1000;              // TTG_COMM_SPIN_US
   unsigned comm_spin_busy_us = 20000;        // TTG_COMM_SPIN_BUSY_US
   bool yield_on_send = true;                 // TTG_YIELD_ON_SEND
+  std::size_t mpi_chunk_bytes = std::size_t{1} << 30;  // TTG_MPI_CHUNK_BYTES (tests: smaller chunks of large parts)
+  bool direct = true;                        // TTG_DIRECT (0: only the comm thread calls MPI)
   int device_wake_depth = 1;                 // TTG_DEVICE_WAKE_DEPTH
   unsigned pool_spin_us = 20;                // TTG_POOL_SPIN_US
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)

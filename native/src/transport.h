@@ -19,6 +19,9 @@ class Transport {
   // True while point-to-point transfers are in flight: MPI (without an async progress thread)
   // only moves their data when polled, so the comm thread keeps polling for longer.
   virtual bool busy() const = 0;
+  // True when another thread may call send() and progress() while it holds the comm thread's MPI
+  // lock (MPI_THREAD_SERIALIZED), never concurrently with the comm thread.
+  virtual bool any_thread() const { return false; }
 
   virtual void send(SendCmd&& cmd, Batch& out) = 0;
   virtual void recv(RecvCmd&& cmd, Batch& out) = 0;

@@ -74,10 +74,14 @@ export interface NativeSettings {
   commSpinUs: number;
   commSpinBusyUs: number;
   yieldOnSend: boolean;
+  /** The JS thread makes sends and polls MPI itself when the comm thread is between passes (MPI_THREAD_SERIALIZED). */
+  direct: boolean;
   deviceWakeDepth: number;
   poolSpinUs: number;
   /** Tests of error paths only: the nth MPI send of this process fails (0: none). */
   faultSend: number;
+  /** Largest MPI request of a part (1 GiB; a part of 2 GiB or more travels in chunks): smaller in tests of the chunking. */
+  mpiChunkBytes: number;
   /** Tests only (a slow network): a payload counts as received no sooner than this many ms after its receives were posted. */
   faultRecvDelayMs: number;
   /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
@@ -88,7 +92,7 @@ export interface NativeSettings {
   cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DIRECT, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_MPI_CHUNK_BYTES, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -103,10 +107,12 @@ export function nativeSettings(): NativeSettings {
     commSpinUs: spin,
     commSpinBusyUs: spin === 0 ? 0 : Math.max(spin, micros('TTG_COMM_SPIN_BUSY_US', 20000)),
     yieldOnSend: unlessZero('TTG_YIELD_ON_SEND'),
+    direct: unlessZero('TTG_DIRECT'),
     deviceWakeDepth: count('TTG_DEVICE_WAKE_DEPTH', 1),
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
     faultRecvDelayMs: count('TTG_FAULT_RECV_DELAY_MS', 0, 2 ** 31),
+    mpiChunkBytes: Math.max(1, count('TTG_MPI_CHUNK_BYTES', 2 ** 30, 2 ** 30)),
     faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
     faultDevDone: count('TTG_FAULT_DEVDONE', 0, 2 ** 31),
     cudaLibs: cudaLibDirs({

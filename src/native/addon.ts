@@ -219,7 +219,7 @@ export interface NativeAddon {
   /**
    * Enqueues an active message to `dest`. The header is copied; the `parts` are sent from
    * their own memory, so they must not be modified until the receiver has them (the addon
-   * keeps them alive until then). Each part must be smaller than 2 GiB. `plain`: every part is a
+   * keeps them alive until then). A part of 2 GiB or more travels in chunks of 1 GiB. `plain`: every part is a
    * plain typed array that the receiver may receive into memory of its own choosing, before its JS
    * has seen the header (its event then carries `buffers`). `transfer`: the caller gives the parts
    * up; those that lie in receive buffers the addon lent (an arrival's `buffers`) are detached at
