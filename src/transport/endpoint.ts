@@ -79,11 +79,16 @@ export class MpiEndpoint {
   /**
    * Polls for the next batch after the event loop's other callbacks (and the microtasks of this
    * batch's tasks) have run: a message expected in a few microseconds is then handled without
-   * the wake-up of a sleeping event loop, which costs more than the message itself.
+   * the wake-up of a sleeping event loop, which costs more than the message itself. A poll that
+   * found a batch without arrivals (a fence wave's completion, sends done) polls again, since no
+   * onBatch will: the next message of an exchange is still on its way.
    */
   private readonly pollFn = () => {
     this.pollQueued = false;
-    if (this.holds > 0 && !this.finalized) this.native.poll(this.pollUs, this.onBatchFn);
+    if (this.holds > 0 && !this.finalized && this.native.poll(this.pollUs, this.onBatchFn) && !this.pollQueued) {
+      this.pollQueued = true;
+      setImmediate(this.pollFn);
+    }
   };
 
   constructor(readonly native: NativeAddon) {
