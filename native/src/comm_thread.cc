@@ -112,8 +112,10 @@ void CommThread::run(bool use_mpi) {
   std::vector<CollCmd> colls;
   for (;;) {
     bool stop = false;
-    // A pass calls MPI: the JS thread's direct sends and polls wait for it (and it for them).
-    std::unique_lock<std::mutex> mpi(mpi_mu_);
+    // A pass calls MPI: the JS thread's direct sends and polls wait for it, and it for them, by
+    // yielding rather than sleeping on the mutex, so that JS never pays a futex wake-up to unlock.
+    std::unique_lock<std::mutex> mpi(mpi_mu_, std::defer_lock);
+    while (!mpi.try_lock()) std::this_thread::yield();
     // The flag spares the mutex while spinning with nothing enqueued.
     if (inbox_.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lk(in_mu_);
