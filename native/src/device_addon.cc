@@ -43,6 +43,7 @@ struct DeviceRuntime {
   // Cuda mode: why CUDA failed a notify id, until its batch is delivered (CUDA/poller threads write).
   std::mutex failures_mu;
   std::unordered_map<std::uint64_t, std::string> failures;
+  Napi::FunctionReference on_done;  // what devPoll delivers to
 };
 
 DeviceRuntime& R() {
@@ -112,7 +113,12 @@ void stop(const Napi::Env* env) {
     r.failures.clear();
   }
   r.waker.close(env != nullptr);
-  if (env != nullptr) r.cleanup.Remove(*env);
+  if (env != nullptr) {
+    r.cleanup.Remove(*env);
+    r.on_done.Reset();
+  } else {
+    r.on_done.SuppressDestruct();
+  }
   r.outstanding = 0;
   r.cuda_streams = 0;
   r.mode = DeviceRuntime::Mode::None;
@@ -200,6 +206,7 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
     throw Napi::RangeError::New(env, "ttg_native.devStart: needs streams >= 1 and devices >= 1 (for cuda, streams a multiple of devices)");
   }
   r.waker.start(env, info[3].As<Napi::Function>(), deliver, "ttg-device");
+  r.on_done = Napi::Persistent(info[3].As<Napi::Function>());
   auto wake = [] { R().waker.wake(); };
   if (kind == "cuda") {
     char err[512] = {0};
@@ -228,6 +235,18 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
   }
   r.cleanup = env.AddCleanupHook(std::function<void()>([] { stop(nullptr); }));
   return env.Undefined();
+}
+
+// devPoll(us): waits up to `us` microseconds for completions and delivers them to onDone here,
+// with no wake-up of the event loop; false when none came.
+Napi::Value DevPoll(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DeviceRuntime& r = R();
+  if (r.mode == DeviceRuntime::Mode::None || r.on_done.IsEmpty()) return Napi::Boolean::New(env, false);
+  const double us = info[0].ToNumber().DoubleValue();
+  if (!r.pool.wait_done(us > 0 ? static_cast<unsigned>(std::min(us, 1e6)) : 0)) return Napi::Boolean::New(env, false);
+  deliver(env, r.on_done.Value());
+  return Napi::Boolean::New(env, true);
 }
 
 Napi::Value DevStop(const Napi::CallbackInfo& info) {
@@ -359,6 +378,7 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devAlloc"] = Napi::Function::New(env, DevAlloc, "devAlloc");
   exports["devFree"] = Napi::Function::New(env, DevFree, "devFree");
   exports["devOp"] = Napi::Function::New(env, DevOp, "devOp");
+  exports["devPoll"] = Napi::Function::New(env, DevPoll, "devPoll");
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
   exports["devLoadKernel"] = Napi::Function::New(env, DevLoadKernel, "devLoadKernel");
   exports["devCall"] = Napi::Function::New(env, DevCall, "devCall");

@@ -3,10 +3,15 @@
 
 #include "cpu_pressure.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include "host_kernels.h"
 #include "thread_name.h"
@@ -14,6 +19,15 @@
 
 namespace ttg {
 namespace {
+
+// Cores this process may run on (its affinity mask: one under mpirun's default binding).
+int usable_cores() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // Numbers the workers of every pool of the process, in the order they start (their thread names).
 std::atomic<int> next_thread_number{0};
@@ -24,6 +38,7 @@ void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdo
   wake_ = std::move(wake);
   wake_depth_ = settings().device_wake_depth;
   spin_us_ = settings().pool_spin_us;
+  cores_ = usable_cores();
   host_blas_single_threaded();
   for (int i = 0; i < streams; ++i) {
     streams_.push_back(std::make_unique<Stream>());
@@ -116,8 +131,22 @@ void KernelPool::complete(std::uint64_t id) {
 }
 
 void KernelPool::wake() {
-  // One pending wake-up at a time: completions meanwhile ride in the same batch.
-  if (!wake_pending_.exchange(true) && wake_) wake_();
+  // One pending wake-up at a time: completions meanwhile ride in the same batch. A JS thread
+  // polling in wait_done() takes them without one.
+  if (!wake_pending_.exchange(true) && wake_ && !js_polling_.load()) wake_();
+}
+
+bool KernelPool::wait_done(unsigned us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  js_polling_.store(true);
+  // Spinning while kernels fill every core would slow them more than a wake-up costs JS.
+  while (!done_pending_.load() && std::chrono::steady_clock::now() < until &&
+         g_kernels_running.load(std::memory_order_relaxed) < cores_) {
+    std::this_thread::yield();
+  }
+  js_polling_.store(false);
+  // a wake() that saw js_polling_ set wrote nothing: its completions are taken now
+  return done_pending_.load();
 }
 
 std::vector<std::uint64_t> KernelPool::take() {

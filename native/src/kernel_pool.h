@@ -41,6 +41,9 @@ class KernelPool {
   std::vector<std::uint64_t> take();
   // Pushes a completion from outside the pool (the CUDA host callbacks share the batching).
   void complete(std::uint64_t id);
+  // JS thread: waits up to `us` microseconds, yielding the core between looks, for a completion;
+  // true when there is one to take() now. Meanwhile the pool writes no wake-up.
+  bool wait_done(unsigned us);
 
  private:
   struct Stream {
@@ -65,6 +68,8 @@ class KernelPool {
   std::vector<std::uint64_t> done_;
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> done_pending_{false};
+  std::atomic<bool> js_polling_{false};  // the JS thread is in wait_done()
+  int cores_ = 1;                          // usable by this process (wait_done spins below that many running kernels)
   std::atomic<int> idle_{0};
   int wake_depth_ = 1;
 };

@@ -60,6 +60,14 @@ export function jsPollUs(): number {
   return env('TTG_JS_POLL_US') === '0' ? 0 : micros('TTG_JS_POLL_US', 50);
 }
 
+/**
+ * TTG_DEVICE_POLL_US: while device work with a completion to come is queued, the JS thread polls
+ * this long for completions, after each enqueue and each batch, before it sleeps (0: never).
+ */
+export function devicePollUs(): number {
+  return env('TTG_DEVICE_POLL_US') === '0' ? 0 : micros('TTG_DEVICE_POLL_US', 20);
+}
+
 /** TTG_DEVICE: `backend[:devices[:memory]]`, or undefined. */
 export const deviceSpec = (): string | undefined => env('TTG_DEVICE');
 

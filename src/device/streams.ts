@@ -4,6 +4,7 @@
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
  */
 import type { TtgError } from '../base/errors.js';
+import { devicePollUs } from '../base/settings.js';
 import { streamTid, tracer, type Tracer } from '../core/trace.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
@@ -73,6 +74,18 @@ export class StreamManager {
   readonly byDevice: Stream[][] = [];
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
+  private readonly pollUs = devicePollUs();
+  private pollQueued = false;
+  /**
+   * Polls for completions after the event loop's other callbacks have run: a short kernel's
+   * completion is then taken without the wake-up of a sleeping event loop. A poll that found
+   * some polls again while more are to come (onDone schedules it); one that found none ends the
+   * chain, and the pool's eventfd wakes the loop as before.
+   */
+  private readonly pollFn = (): void => {
+    this.pollQueued = false;
+    if (this.waiting.size !== 0) this.backend.native.devPoll(this.pollUs);
+  };
 
   constructor(private readonly backend: Backend) {
     for (let d = 0; d < backend.places; d++) {
@@ -108,8 +121,17 @@ export class StreamManager {
         failed = true;
       }
     }
+    this.pollSoon();
     if (failed) throw error;
   };
+
+  /** Schedules one {@link pollFn} while completions are to come. */
+  private pollSoon(): void {
+    if (this.pollUs > 0 && !this.pollQueued && this.waiting.size !== 0) {
+      this.pollQueued = true;
+      setImmediate(this.pollFn);
+    }
+  }
 
   /**
    * The stream for a device task that uses `bufs` on `device`: the least-loaded one, unless a
@@ -203,6 +225,7 @@ export class StreamManager {
       this.waiting.delete(id);
       throw e;
     }
+    if (notify) this.pollSoon();
     return p;
   }
 
@@ -224,6 +247,7 @@ export class StreamManager {
       this.waiting.delete(id);
       throw e;
     }
+    this.pollSoon();
   }
 
   /** `onFail` runs from the completion batch itself, before waits later in the batch fire. */

@@ -317,6 +317,11 @@ export interface NativeAddon {
   devOp(stream: number, kind: number, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
     p0: number | ArrayBufferView | null, lda: number, p1: number | ArrayBufferView | null, ldb: number,
     p2: number | ArrayBufferView | null, ldc: number, p3: number | ArrayBufferView | null, bytes: number, notify: number): void;
+  /**
+   * Waits up to `us` microseconds, yielding the core, for completions of notify ids and hands them
+   * to `onDone` right here (no wake-up of the event loop); false when none came.
+   */
+  devPoll(us: number): boolean;
   /** Free and total bytes of CUDA device `device`, or null. */
   devMemInfo(device: number): { free: number; total: number } | null;
   /** Loads function `symbol` of the shared library at `path` (native/include/ttg_kernel.h); returns its kernel id. */
@@ -330,7 +335,7 @@ export interface NativeAddon {
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devMemInfo', 'devLoadKernel', 'devCall',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { hangTimeout, jsPollUs, nativeSettings } from '../../src/base/settings.js';
+import { devicePollUs, hangTimeout, jsPollUs, nativeSettings } from '../../src/base/settings.js';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -81,6 +81,13 @@ describe('TTG_* settings', () => {
     expect(withEnv({ TTG_JS_POLL_US: '0' }, jsPollUs)).to.equal(0);
     expect(withEnv({ TTG_JS_POLL_US: '200' }, jsPollUs)).to.equal(200);
     expect(withEnv({ TTG_JS_POLL_US: '-3' }, jsPollUs)).to.equal(50);
+  });
+
+  it('TTG_DEVICE_POLL_US: microseconds, 20 by default, "0" meaning off', () => {
+    expect(withEnv({ TTG_DEVICE_POLL_US: undefined }, devicePollUs)).to.equal(20);
+    expect(withEnv({ TTG_DEVICE_POLL_US: '0' }, devicePollUs)).to.equal(0);
+    expect(withEnv({ TTG_DEVICE_POLL_US: '75' }, devicePollUs)).to.equal(75);
+    expect(withEnv({ TTG_DEVICE_POLL_US: 'x' }, devicePollUs)).to.equal(20);
   });
 
   it('TTG_HANG_TIMEOUT: a positive number of seconds, else 30', () => {
