@@ -312,7 +312,8 @@ void CommThread::poll_now() {
   } catch (const std::exception& e) {
     b.arrivals.push_back(error_arrival(e.what()));
   }
-  mpi.unlock();
+  // published under the lock, as the comm thread publishes: arrivals stay in the order MPI
+  // matched them, each sender's messages in send order
   if (!b.empty()) publish(std::move(b));
 }
 
@@ -331,8 +332,8 @@ bool CommThread::send_now(SendCmd& cmd) {
     b.arrivals.push_back(error_arrival(e.what()));
   }
   const bool pending = transport_->busy();
-  mpi.unlock();
   if (!b.empty()) publish(std::move(b));
+  mpi.unlock();
   // Traffic: the comm thread keeps polling for the reply (its spin window) as if it had sent this
   // itself. One in a long sleep is woken, after the message left, and so is any while requests
   // remain: MPI moves a large payload only when polled, and the reply must not wait out the sleep.
