@@ -181,6 +181,8 @@ void CommThread::run(bool use_mpi) {
       direct_ = false;  // MPI is finalized next: the JS thread must not call it any more
       break;
     }
+    // read under the lock: a direct send or poll of the JS thread changes the transport's lists
+    const bool transfers = transport_->busy();
     mpi.unlock();
     // what the JS thread sent or found itself counts as traffic for the spin window and fence waves
     if (js_traffic_.exchange(false, std::memory_order_relaxed)) last_active = Clock::now();
@@ -197,7 +199,7 @@ void CommThread::run(bool use_mpi) {
     }
     const auto idle = Clock::now() - last_active;
     const bool computing = g_kernels_running.load(std::memory_order_relaxed) > 0;
-    const auto window = computing ? std::chrono::microseconds(0) : transport_->busy() ? spin_busy : spin;
+    const auto window = computing ? std::chrono::microseconds(0) : transfers ? spin_busy : spin;
     if (idle < window) {
       spinning_.store(true, std::memory_order_relaxed);
       std::this_thread::yield();
@@ -207,7 +209,13 @@ void CommThread::run(bool use_mpi) {
     const bool deep = idle - window > kDeepIdleAfter;
     if (computing) sleep_us = compute_idle_us_;  // no short sleeps: wake on a poke or the cap
     const unsigned cap = computing ? compute_idle_us_ : deep ? deep_idle_us_ : max_idle_us_;
-    long_sleep_.store(cap > max_idle_us_, std::memory_order_relaxed);
+    // With send_now's store of js_traffic_ then load of long_sleep_ (all sequentially consistent),
+    // either that send sees the long sleep and pokes, or this sees its traffic and polls again.
+    long_sleep_.store(cap > max_idle_us_);
+    if (cap > max_idle_us_ && js_traffic_.load()) {
+      long_sleep_.store(false);
+      continue;
+    }
     idle_wait(sleep_us, cap, until);
     long_sleep_.store(false, std::memory_order_relaxed);
   }
@@ -337,8 +345,8 @@ bool CommThread::send_now(SendCmd& cmd) {
   // Traffic: the comm thread keeps polling for the reply (its spin window) as if it had sent this
   // itself. One in a long sleep is woken, after the message left, and so is any while requests
   // remain: MPI moves a large payload only when polled, and the reply must not wait out the sleep.
-  if (pending || long_sleep_.load(std::memory_order_relaxed)) poke();
-  else js_traffic_.store(true, std::memory_order_relaxed);
+  js_traffic_.store(true);
+  if (pending || long_sleep_.load()) poke();
   return true;
 }
 
