@@ -78,13 +78,15 @@ if (opts.check) {
 const seconds = [...times].sort((a, b) => a - b)[times.length >> 1]!;
 const gflops = potrfFlops(l.n) / seconds / 1e9;
 if (rank === 0) {
-  const backend = ttg.device.stats().backend;
-  const workers = ttg.device.stats().streams;
+  const stats = ttg.device.stats();
+  const { backend, streams: workers } = stats;
   const ok = opts.check ? residual < 60 : null;
   if (opts.json) {
     console.log(JSON.stringify({
       example: 'potrf', n: l.n, nb: l.nb, P, Q, ranks: size, backend, workers, body: opts.body, seconds: round(seconds, 4),
       gflops: round(gflops, 2), residual: opts.check ? residual : null, ok,
+      // over every run and the check: what crossed between host and devices
+      h2d_gib: round(stats.h2d_bytes / 2 ** 30, 2), d2h_gib: round(stats.d2h_bytes / 2 ** 30, 2), kernels: stats.kernels,
     }));
   } else {
     console.log(`POTRF N=${l.n} NB=${l.nb} P=${P} Q=${Q} ranks=${size} backend=${backend} workers=${workers}`);

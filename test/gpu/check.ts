@@ -128,6 +128,8 @@ const STEPS: Step[] = [
   { name: 'bspmm', argv: [node, 'dist/examples/bspmm/main.js', '--backend', 'cuda', '--check', '--json'], limit: 90 },
   potrf(32768, 1024),
   potrf(32768, 512),
+  // where the time of a large POTRF goes on the JS thread (the profile lands in $OUT/prof)
+  ...(out !== undefined && out !== '' ? [{ ...potrf(32768, 1024), name: 'potrf-32768-1024-profile', argv: [node, '--cpu-prof', '--cpu-prof-dir', join(out, 'prof'), ...potrf(32768, 1024).argv.slice(1)] }] : []),
 ];
 
 function mochaCounts(text: string): Record<string, unknown> {
