@@ -4,15 +4,15 @@
  * the task next uses, sends or ends with `b`, the host copy becomes the only current one, so the
  * next kernel on `b` reads what the body wrote on every backend.
  */
-import { hashBytes } from '../serialize/checksum.js';
+import { hash64 } from '../serialize/checksum.js';
 import type { AnyBuffer } from './buffer.js';
 import type { MemoryManager } from './memory.js';
 import type { TaskState } from './task-state.js';
 
-/** xxhash32 of the host array's bytes. */
-export function hashOf(b: AnyBuffer): number {
+/** xxhash64 of the host array's bytes (a tile is hashed twice per watch: speed matters). */
+export function hashOf(b: AnyBuffer): bigint {
   const h = b.host;
-  return hashBytes(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
+  return hash64(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
 }
 
 /** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */

@@ -13,7 +13,7 @@ import type { MemoryManager } from './memory.js';
 
 /** The read-only buffers of one host task with their hashes; kept in `task.deviceState` while it runs. */
 export class ReadOnlyWatch {
-  private readonly hashes: number[];
+  private readonly hashes: bigint[];
 
   /** `bufs[j]` came through input `terminals[j]`; their host copies must be current. */
   constructor(private readonly memory: MemoryManager, private readonly bufs: readonly AnyBuffer[], private readonly terminals: readonly number[]) {

@@ -38,7 +38,7 @@ export class TaskState implements ReadyStep, Acquirer {
   /** Buffers it sent while its queued work may still read them: marked until its next wait has run (queued-reads.ts). */
   marked: AnyBuffer[] | undefined = undefined;
   /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
-  hostWatch: Map<AnyBuffer, number> | undefined = undefined;
+  hostWatch: Map<AnyBuffer, bigint> | undefined = undefined;
   /**
    * Buffers listed in the task's input() steps: pinned on the device on backends with their own
    * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.
