@@ -66,6 +66,8 @@ const GROUPS: Group[] = [
   { modes: ['consume', 'reducer', 'moved'], np: 3, env: {}, label: '' },
   // large plain arrays then take the path where JS posts the receive after it saw the header
   { modes: ORDER, np: 2, env: { TTG_PRERECV: '0' }, label: ', TTG_PRERECV=0' },
+  // only the comm thread calls MPI: no direct sends or JS polls
+  { modes: ['consume', 'reducer', ...ORDER], np: 3, env: { TTG_DIRECT: '0' }, label: ', TTG_DIRECT=0' },
 ];
 
 /** Per rank, the mode's counts that must be zero (the assertion's message has the examples). */
