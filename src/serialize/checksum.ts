@@ -21,7 +21,7 @@ export function hashBytes(bytes: Uint8Array): number {
   return api!.h32Raw(bytes);
 }
 
-/** xxhash64 of `bytes`: about twice xxhash32's speed on large arrays, for change detection. */
+/** xxhash64 of `bytes`, for change detection: ~1.6x xxhash32's speed on large arrays. */
 export function hash64(bytes: Uint8Array): bigint {
   return api!.h64Raw(bytes);
 }

@@ -118,6 +118,7 @@ const potrf = (n: number, nb: number): Step => ({
   name: `potrf-${n}-${nb}`, argv: [node, 'dist/examples/potrf/main.js', '--backend', 'cuda', '--n', String(n), '--nb', String(nb), '--check', '--json'],
   limit: n > 8192 ? 150 : 90,
 });
+const large = potrf(32768, 1024);
 const STEPS: Step[] = [
   { name: 'device-suites', argv: suites('^(?!.*user-kernels).*TTG_DEVICE=cuda'), limit: 200, figures: mochaCounts },
   potrf(8192, 512),
@@ -126,10 +127,10 @@ const STEPS: Step[] = [
   { name: 'user-kernel', argv: suites('user-kernels with TTG_DEVICE=cuda'), limit: 90, figures: mochaCounts },
   { name: 'error-paths', argv: [node, 'dist/test/gpu/error-paths.js'], limit: 60 },
   { name: 'bspmm', argv: [node, 'dist/examples/bspmm/main.js', '--backend', 'cuda', '--check', '--json'], limit: 90 },
-  potrf(32768, 1024),
+  large,
   potrf(32768, 512),
   // where the time of a large POTRF goes on the JS thread (the profile lands in $OUT/prof)
-  ...(out !== undefined && out !== '' ? [{ ...potrf(32768, 1024), name: 'potrf-32768-1024-profile', argv: [node, '--cpu-prof', '--cpu-prof-dir', join(out, 'prof'), ...potrf(32768, 1024).argv.slice(1)] }] : []),
+  ...(out !== undefined && out !== '' ? [{ ...large, name: `${large.name}-profile`, argv: [node, '--cpu-prof', '--cpu-prof-dir', join(out, 'prof'), ...large.argv.slice(1)] }] : []),
 ];
 
 function mochaCounts(text: string): Record<string, unknown> {
