@@ -6,7 +6,7 @@ import { holderCount, release } from './cow.js';
 import { Errors } from '../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
 import { detached } from '../serialize/typed-arrays.js';
-import { someViewInside } from './views-inside.js';
+import { someViewInside } from './values-inside.js';
 import type { TTImpl } from './tt.js';
 
 /** A task instance and, while its body runs, its outputs. */

@@ -11,29 +11,22 @@ import { Buffer, type AnyBuffer } from './buffer.js';
 import type { Task } from '../core/task.js';
 import type { MemoryManager } from './memory.js';
 import { ReadOnlyWatch } from './read-only.js';
+import { someInside } from '../core/values-inside.js';
 
 /**
  * Calls `visit(buffer, i)` for every Buffer reachable from `values[i]`, once per buffer and
  * value. Iterative, so a long linked structure cannot overflow the stack.
  */
 export function forEachBuffer(values: readonly unknown[], visit: (b: AnyBuffer, index: number) => void): void {
-  let seen: Set<object> | undefined;
-  const stack: unknown[] = [];
-  for (let i = 0; i < values.length; i++) {
-    stack.push(values[i]);
-    while (stack.length !== 0) {
-      const v = stack.pop();
-      if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) continue;
-      seen ??= new Set();
-      if (seen.has(v)) continue;
-      seen.add(v);
-      if (v instanceof Buffer) visit(v, i);
-      else if (Array.isArray(v)) for (const x of v) stack.push(x);
-      else if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
-      else if (v instanceof Set) for (const x of v) stack.push(x);
-      else for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
-    }
-    seen?.clear();
+  let i = 0;
+  const look = (o: object): boolean | undefined => {
+    if (!(o instanceof Buffer)) return undefined;
+    visit(o, i);
+    return false;  // a Buffer's own fields hold no other Buffer
+  };
+  for (; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'object' && v !== null) someInside([v], look);
   }
 }
 
