@@ -38,6 +38,7 @@ void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdo
   wake_ = std::move(wake);
   wake_depth_ = settings().device_wake_depth;
   spin_us_ = settings().pool_spin_us;
+  fault_wake_delay_us_ = settings().fault_wake_delay_us;
   cores_ = usable_cores();
   host_blas_single_threaded();
   for (int i = 0; i < streams; ++i) {
@@ -115,7 +116,11 @@ void KernelPool::run(Stream& s) {
       if (s.slowdown > 1.0) std::this_thread::sleep_for((std::chrono::steady_clock::now() - t0) * (s.slowdown - 1.0));
     }
     if (op.notify != 0) push_done(op.notify);
-    if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) wake();
+    if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) {
+      // JS may take the completions meanwhile (its poll); the wake then comes late, the case to test
+      if (fault_wake_delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(fault_wake_delay_us_));
+      wake();
+    }
   }
 }
 
@@ -145,8 +150,10 @@ bool KernelPool::wait_done(unsigned us) {
     std::this_thread::yield();
   }
   js_polling_.store(false);
-  // a wake() that saw js_polling_ set wrote nothing: its completions are taken now
-  return done_pending_.load();
+  // A wake() that saw js_polling_ set wrote nothing: take() must run now, even when the
+  // completions it was for were taken already, or wake_pending_ stays set and every later wake()
+  // skips the event loop's wake-up.
+  return wake_pending_.load() || done_pending_.load();
 }
 
 std::vector<std::uint64_t> KernelPool::take() {

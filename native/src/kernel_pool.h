@@ -42,7 +42,8 @@ class KernelPool {
   // Pushes a completion from outside the pool (the CUDA host callbacks share the batching).
   void complete(std::uint64_t id);
   // JS thread: waits up to `us` microseconds, yielding the core between looks, for a completion;
-  // true when there is one to take() now. Meanwhile the pool writes no wake-up.
+  // true when take() must run now (a completion, or a wake-up held back meanwhile: the pool
+  // writes none while JS polls).
   bool wait_done(unsigned us);
 
  private:
@@ -63,6 +64,7 @@ class KernelPool {
 
   std::vector<std::unique_ptr<Stream>> streams_;
   unsigned spin_us_ = 0;
+  unsigned fault_wake_delay_us_ = 0;  // tests: widens the window between a worker's decision to wake and the wake
   Wake wake_;
   std::mutex done_mu_;
   std::vector<std::uint64_t> done_;

@@ -40,6 +40,7 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "poolSpinUs", s.pool_spin_us);
   take(o, "faultSend", s.fault_send);
   take(o, "faultRecvDelayMs", s.fault_recv_delay_ms);
+  take(o, "faultWakeDelayUs", s.fault_wake_delay_us);
   if (o.Get("faultDevOp").IsNumber()) {
     take(o, "faultDevOp", s.fault_devop);
     s.devops_made = 0;

@@ -92,6 +92,8 @@ export interface NativeSettings {
   mpiChunkBytes: number;
   /** Tests only (a slow network): a payload counts as received no sooner than this many ms after its receives were posted. */
   faultRecvDelayMs: number;
+  /** Tests only: a kernel-pool worker that decided to wake the JS thread waits this many µs first (a late wake-up). */
+  faultWakeDelayUs: number;
   /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
   faultDevOp: number;
   /** Tests of error paths only: the completion of the nth device op that reports one fails, as a faulted CUDA stream's would (0: none). */
@@ -100,7 +102,7 @@ export interface NativeSettings {
   cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DIRECT, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_MPI_CHUNK_BYTES, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DIRECT, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_FAULT_WAKE_DELAY_US, TTG_MPI_CHUNK_BYTES, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -120,6 +122,7 @@ export function nativeSettings(): NativeSettings {
     poolSpinUs: env('TTG_POOL_SPIN_US') === '0' ? 0 : micros('TTG_POOL_SPIN_US', 20),
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
     faultRecvDelayMs: count('TTG_FAULT_RECV_DELAY_MS', 0, 2 ** 31),
+    faultWakeDelayUs: count('TTG_FAULT_WAKE_DELAY_US', 0, 10 ** 6),
     mpiChunkBytes: Math.max(1, count('TTG_MPI_CHUNK_BYTES', 2 ** 30, 2 ** 30)),
     faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
     faultDevDone: count('TTG_FAULT_DEVDONE', 0, 2 ** 31),
