@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "bytes_hash.h"
 #include "cuda_api.h"
 #include "host_kernels.h"
 #include "js_views.h"
@@ -369,6 +370,12 @@ Napi::Value DevMemInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// hash64(view): XXH64 of the view's bytes, read in place (a host tile is hashed twice per watch).
+Napi::Value Hash64(const Napi::CallbackInfo& info) {
+  const Span s = view_span(info[0], "hash64");
+  return Napi::BigInt::New(info.Env(), xxh64(s.data, s.bytes));
+}
+
 }  // namespace
 
 void define_device_exports(Napi::Env env, Napi::Object exports) {
@@ -382,6 +389,7 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
   exports["devLoadKernel"] = Napi::Function::New(env, DevLoadKernel, "devLoadKernel");
   exports["devCall"] = Napi::Function::New(env, DevCall, "devCall");
+  exports["hash64"] = Napi::Function::New(env, Hash64, "hash64");
 }
 
 }  // namespace ttg

@@ -4,16 +4,9 @@
  * the task next uses, sends or ends with `b`, the host copy becomes the only current one, so the
  * next kernel on `b` reads what the body wrote on every backend.
  */
-import { hash64 } from '../serialize/checksum.js';
 import type { AnyBuffer } from './buffer.js';
 import type { MemoryManager } from './memory.js';
 import type { TaskState } from './task-state.js';
-
-/** xxhash64 of the host array's bytes (a tile is hashed twice per watch: speed matters). */
-export function hashOf(b: AnyBuffer): bigint {
-  const h = b.host;
-  return hash64(new Uint8Array(h.buffer, h.byteOffset, h.byteLength));
-}
 
 /** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */
 export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b: AnyBuffer) => boolean): void {
@@ -21,16 +14,16 @@ export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b
   if (w === undefined) return;
   for (const [b, h] of w) {
     if (only !== undefined && !only(b)) continue;
-    if (hashOf(b) !== h) memory.hostWrites(b);
+    if (memory.hashHost(b) !== h) memory.hostWrites(b);
     w.delete(b);
   }
   if (w.size === 0) st.hostWatch = undefined;
 }
 
 /** After a wait of `named` fired: those that are current on the host and still on a device are watched. */
-export function watchHostCopies(st: TaskState, named: readonly AnyBuffer[]): void {
+export function watchHostCopies(memory: MemoryManager, st: TaskState, named: readonly AnyBuffer[]): void {
   for (const b of named) {
-    if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (st.hostWatch ??= new Map()).set(b, hashOf(b));
+    if (b.hostValid && b.copies.some((c) => c !== undefined && c.valid)) (st.hostWatch ??= new Map()).set(b, memory.hashHost(b));
   }
 }
 
@@ -38,7 +31,7 @@ export function watchHostCopies(st: TaskState, named: readonly AnyBuffer[]): voi
 export function hostWrittenSince(memory: MemoryManager, st: TaskState, b: AnyBuffer): boolean {
   const h = st.hostWatch?.get(b);
   if (h === undefined) return false;
-  const now = hashOf(b);
+  const now = memory.hashHost(b);
   if (now === h) return false;
   st.hostWatch!.set(b, now);
   memory.hostWrites(b);

@@ -61,7 +61,7 @@ export class KernelWait implements ParkableStep {
     const dev = this.st.stream.device;
     for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!);
     // the body may now write the host arrays while device copies stay valid: watch for that
-    watchHostCopies(this.st, this.named);
+    watchHostCopies(this.r.memory, this.st, this.named);
     this.settle(undefined);
   }
 

@@ -238,6 +238,11 @@ export class MemoryManager {
     b.copies.forEach((o, d) => { if (o !== undefined && d !== dev) o.valid = false; });
   }
 
+  /** XXH64 of `b`'s host bytes, read in place: how the runtime notices host writes it must not miss. */
+  hashHost(b: AnyBuffer): bigint {
+    return this.backend.native.hash64(b.host);
+  }
+
   /**
    * A host task may write `b` (it holds it through a consumable input): from now on the host copy
    * is the only current one, and the next device task copies it in again.

@@ -8,7 +8,6 @@
 import type { Task } from '../core/task.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
-import { hashOf } from './host-writes.js';
 import type { MemoryManager } from './memory.js';
 
 /** The read-only buffers of one host task with their hashes; kept in `task.deviceState` while it runs. */
@@ -17,14 +16,14 @@ export class ReadOnlyWatch {
 
   /** `bufs[j]` came through input `terminals[j]`; their host copies must be current. */
   constructor(private readonly memory: MemoryManager, private readonly bufs: readonly AnyBuffer[], private readonly terminals: readonly number[]) {
-    this.hashes = bufs.map(hashOf);
+    this.hashes = bufs.map((b) => memory.hashHost(b));
   }
 
   /** Throws E_READ_ONLY when the body changed one of the buffers. */
   check(task: Task): void {
     for (let j = 0; j < this.bufs.length; j++) {
       const b = this.bufs[j]!;
-      if (hashOf(b) === this.hashes[j]) continue;
+      if (this.memory.hashHost(b) === this.hashes[j]) continue;
       this.memory.hostWrites(b);
       throw DeviceErrors.readOnlyWritten(this.terminals[j]!, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
     }

@@ -331,11 +331,13 @@ export interface NativeAddon {
    * or host views) with their element counts, and its scalars; `notify` as for {@link NativeAddon.devOp}.
    */
   devCall(stream: number, kernel: number, buffers: Array<number | ArrayBufferView>, lengths: Float64Array, scalars: Float64Array, notify: number): void;
+  /** XXH64 (seed 0) of the view's bytes, read in place: the value xxhash-wasm's `h64Raw` gives. */
+  hash64(view: ArrayBufferView): bigint;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'hash64',
 ];
 
 let cached: NativeAddon | null | undefined;

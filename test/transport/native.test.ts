@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import xxhash from 'xxhash-wasm';
 
 import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../../src/native/addon.js';
 
@@ -14,6 +15,27 @@ describe('native addon (single process)', () => {
     expect(info.blas).to.be.a('boolean');
     expect(info.cuda).to.be.a('boolean');
     expect(info.version).to.be.a('string').and.not.equal('');
+  });
+
+  it('hash64() is XXH64 of the bytes in place: every tail length, odd offsets, typed views, 8 MiB', async () => {
+    const addon = requireNative();
+    const ref = await xxhash();
+    const bytes = new Uint8Array(8 * 1024 * 1024 + 13);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+    for (let n = 0; n <= 70; n++) {
+      for (const at of [0, 1, 3, 7]) {
+        const v = bytes.subarray(at, at + n);
+        expect(addon.hash64(v), `length ${n} at ${at}`).to.equal(ref.h64Raw(v));
+      }
+    }
+    expect(addon.hash64(bytes)).to.equal(ref.h64Raw(bytes));
+    const doubles = new Float64Array(bytes.buffer, 8, 1000);
+    expect(addon.hash64(doubles)).to.equal(ref.h64Raw(new Uint8Array(bytes.buffer, 8, 8000)));
+    // one changed bit anywhere changes it
+    const before = addon.hash64(bytes);
+    bytes[5_000_001]! ^= 4;
+    expect(addon.hash64(bytes)).to.not.equal(before);
+    expect(() => addon.hash64([1, 2] as unknown as ArrayBufferView)).to.throw(TypeError, /hash64 must be a TypedArray/);
   });
 
   it('lentBuffers() reads both forms of a batch\'s lent buffers', () => {

@@ -1,0 +1,69 @@
+#include "bytes_hash.h"
+
+#include <cstring>
+
+namespace ttg {
+namespace {
+
+constexpr std::uint64_t P1 = 0x9E3779B185EBCA87ULL;
+constexpr std::uint64_t P2 = 0xC2B2AE3D27D4EB4FULL;
+constexpr std::uint64_t P3 = 0x165667B19E3779F9ULL;
+constexpr std::uint64_t P4 = 0x85EBCA77C2B2AE63ULL;
+constexpr std::uint64_t P5 = 0x27D4EB2F165667C5ULL;
+
+inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+inline std::uint64_t read64(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);  // little-endian hosts only (x86-64, aarch64), as the addon is built for
+  return v;
+}
+
+inline std::uint32_t read32(const unsigned char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+inline std::uint64_t round(std::uint64_t acc, std::uint64_t input) { return rotl(acc + input * P2, 31) * P1; }
+
+inline std::uint64_t merge(std::uint64_t acc, std::uint64_t v) { return (acc ^ round(0, v)) * P1 + P4; }
+
+}  // namespace
+
+std::uint64_t xxh64(const void* data, std::size_t bytes) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  const unsigned char* const end = p + bytes;
+  std::uint64_t h;
+  if (bytes >= 32) {
+    std::uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
+    for (const unsigned char* const last = end - 32; p <= last; p += 32) {
+      v1 = round(v1, read64(p));
+      v2 = round(v2, read64(p + 8));
+      v3 = round(v3, read64(p + 16));
+      v4 = round(v4, read64(p + 24));
+    }
+    h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
+    h = merge(h, v1);
+    h = merge(h, v2);
+    h = merge(h, v3);
+    h = merge(h, v4);
+  } else {
+    h = P5;
+  }
+  h += bytes;
+  for (; p + 8 <= end; p += 8) h = rotl(h ^ round(0, read64(p)), 27) * P1 + P4;
+  if (p + 4 <= end) {
+    h = rotl(h ^ (static_cast<std::uint64_t>(read32(p)) * P1), 23) * P2 + P3;
+    p += 4;
+  }
+  for (; p < end; ++p) h = rotl(h ^ (*p * P5), 11) * P1;
+  h ^= h >> 33;
+  h *= P2;
+  h ^= h >> 29;
+  h *= P3;
+  h ^= h >> 32;
+  return h;
+}
+
+}  // namespace ttg
