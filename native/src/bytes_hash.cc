@@ -1,6 +1,10 @@
 #include "bytes_hash.h"
 
 #include <cstring>
+#include <vector>
+
+#include "byte_chunks.h"
+#include "cores.h"
 
 namespace ttg {
 namespace {
@@ -64,6 +68,16 @@ std::uint64_t xxh64(const void* data, std::size_t bytes) {
   h *= P3;
   h ^= h >> 32;
   return h;
+}
+
+std::uint64_t hash_bytes(const void* data, std::size_t bytes) {
+  if (bytes <= kHashChunk) return xxh64(data, bytes);
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  std::vector<std::uint64_t> parts((bytes + kHashChunk - 1) / kHashChunk);
+  for_each_chunk(bytes, kHashChunk, std::min(usable_cores(), 8), [&](std::size_t i, std::size_t at, std::size_t n) {
+    parts[i] = xxh64(p + at, n);
+  });
+  return xxh64(parts.data(), parts.size() * sizeof(std::uint64_t));
 }
 
 }  // namespace ttg

@@ -10,4 +10,10 @@ namespace ttg {
 
 std::uint64_t xxh64(const void* data, std::size_t bytes);
 
+// Change detection for arrays of any size: XXH64 up to kHashChunk bytes; beyond, XXH64 of the
+// XXH64s of its kHashChunk-byte chunks, hashed on several threads (the chunks do not depend on
+// the thread count, so neither does the value).
+constexpr std::size_t kHashChunk = std::size_t(1) << 20;
+std::uint64_t hash_bytes(const void* data, std::size_t bytes);
+
 }  // namespace ttg

@@ -23,6 +23,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "byte_chunks.h"
+#include "cores.h"
 #include "cuda_api.h"
 #include "cuda_kernels.h"
 #include "cuda_vendor.h"
@@ -39,6 +41,10 @@
   } while (0)
 
 namespace {
+
+// Threads that stage a large copy through pinned memory: one core copies at a fraction of the
+// host's memory bandwidth.
+const int kCopyThreads = std::min(ttg::usable_cores(), 4);
 
 // How often the poller asks streams that owe completions whether CUDA failed them.
 constexpr auto kPollEvery = std::chrono::milliseconds(20);
@@ -125,7 +131,7 @@ void CUDART_CB host_step(void* data) {
     }
     g.pending.erase(h);
   }
-  if (h->host_dst != nullptr) std::memcpy(h->host_dst, h->staging, h->bytes);
+  if (h->host_dst != nullptr) ttg::copy_in_chunks(h->host_dst, h->staging, h->bytes, kCopyThreads);
   if (h->stamp != nullptr) {
     *h->stamp = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
   }
@@ -197,7 +203,7 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
     h->bytes = op.bytes;
     if (op.f[0] == 'H') {
       // The host data is valid now (JS checked); staging it here lets the DMA run from pinned memory.
-      std::memcpy(staging, op.p[1], op.bytes);
+      ttg::copy_in_chunks(staging, op.p[1], op.bytes, kCopyThreads);
       TTG_CUDA_ERR(cudaMemcpyAsync(op.p[0], staging, op.bytes, cudaMemcpyHostToDevice, s), err, errlen);
     } else {
       h->host_dst = op.p[0];

@@ -370,10 +370,10 @@ Napi::Value DevMemInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// hash64(view): XXH64 of the view's bytes, read in place (a host tile is hashed twice per watch).
+// hash64(view): hash_bytes of the view's bytes, read in place (a host tile is hashed twice per watch).
 Napi::Value Hash64(const Napi::CallbackInfo& info) {
   const Span s = view_span(info[0], "hash64");
-  return Napi::BigInt::New(info.Env(), xxh64(s.data, s.bytes));
+  return Napi::BigInt::New(info.Env(), hash_bytes(s.data, s.bytes));
 }
 
 }  // namespace

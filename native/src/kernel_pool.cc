@@ -1,6 +1,7 @@
 #include "settings.h"
 #include "kernel_pool.h"
 
+#include "cores.h"
 #include "cpu_pressure.h"
 
 #include <algorithm>
@@ -19,15 +20,6 @@
 
 namespace ttg {
 namespace {
-
-// Cores this process may run on (its affinity mask: one under mpirun's default binding).
-int usable_cores() {
-#ifdef __linux__
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-#endif
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // Numbers the workers of every pool of the process, in the order they start (their thread names).
 std::atomic<int> next_thread_number{0};

@@ -331,7 +331,11 @@ export interface NativeAddon {
    * or host views) with their element counts, and its scalars; `notify` as for {@link NativeAddon.devOp}.
    */
   devCall(stream: number, kernel: number, buffers: Array<number | ArrayBufferView>, lengths: Float64Array, scalars: Float64Array, notify: number): void;
-  /** XXH64 (seed 0) of the view's bytes, read in place: the value xxhash-wasm's `h64Raw` gives. */
+  /**
+   * A 64-bit hash of the view's bytes, read in place, for change detection: XXH64 (seed 0, the
+   * value xxhash-wasm's `h64Raw` gives) up to 1 MiB; beyond, XXH64 of the XXH64s of its 1 MiB
+   * chunks, hashed on up to 8 of the process's cores.
+   */
   hash64(view: ArrayBufferView): bigint;
 }
 
