@@ -58,6 +58,8 @@ export interface DevicePort {
   readByQueuedWork(value: unknown): boolean;
   /** True while device work is queued or running: the hang watchdog counts that as progress. */
   busy(): boolean;
+  /** True while some stream carries fewer than two device tasks: tasks that feed a device should run first. */
+  hungry(): boolean;
   /** Checks what a task with device state sends (throws when it sends a buffer still being written). */
   beforeSend(task: Task, value: unknown): void;
   /** Turns a yielded non-promise value (a device step) into a step result; undefined when it is none. */

@@ -7,6 +7,7 @@
 /** What the queue needs from a queued item. */
 export interface Prioritized {
   prio: number;
+  /** Arrival order, increasing, set by whoever pushes (the order may span several queues). */
   seq: number;
 }
 
@@ -17,7 +18,6 @@ export class ReadyQueue<T extends Prioritized> {
   private tail = 0;
   private mask = 1023;
   private readonly heap: T[] = [];
-  private nextSeq = 0;
 
   /** Number of queued items. */
   get size(): number {
@@ -31,7 +31,6 @@ export class ReadyQueue<T extends Prioritized> {
       if (this.tail === this.head) this.grow();
       return;
     }
-    item.seq = this.nextSeq++;
     const h = this.heap;
     let i = h.length;
     h.push(item);
@@ -42,6 +41,13 @@ export class ReadyQueue<T extends Prioritized> {
       i = p;
     }
     h[i] = item;
+  }
+
+  /** The next item, left in the queue, or undefined when empty. */
+  peek(): T | undefined {
+    const h = this.heap;
+    if (h.length !== 0 && (h[0]!.prio > 0 || this.head === this.tail)) return h[0];
+    return this.ring[this.head];
   }
 
   /** Removes and returns the next item, or undefined when empty. */
@@ -96,6 +102,7 @@ export class ReadyQueue<T extends Prioritized> {
   }
 }
 
-function before(a: Prioritized, b: Prioritized): boolean {
+/** Whether `a` runs before `b`: higher priority, then earlier arrival. */
+export function before(a: Prioritized, b: Prioritized): boolean {
   return a.prio > b.prio || (a.prio === b.prio && a.seq < b.seq);
 }

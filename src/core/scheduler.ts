@@ -6,7 +6,7 @@
 import { BodyKind, callBody, isThenable } from './body.js';
 import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
 import { Errors, TtgError, withTask } from '../base/errors.js';
-import { ReadyQueue } from './ready-queue.js';
+import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
 import type { Task } from './task.js';
@@ -21,7 +21,7 @@ export interface SchedulerOwner {
 
 /** The task scheduler of one world. */
 export class Scheduler {
-  private readonly queue = new ReadyQueue<Task>();
+  private readonly queue = new ReadyTasks(() => this.device);
   /** Tasks queued or started but not finished. */
   private outstanding = 0;
   private executing = false;

@@ -43,6 +43,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * device tasks, whose inputs are not brought to the host before the body runs.
    */
   deviceBodies = false;
+  /**
+   * @internal Set by src/device once a task of this TT took a stream: its ready tasks go first
+   * while a stream is short of work (ready-tasks.ts).
+   */
+  feedsDevice = false;
   /** @internal The scheduler asked src/device whether this TT's async body needs its task context. */
   contextChecked = false;
   /** @internal */ executable = false;

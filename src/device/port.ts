@@ -20,6 +20,7 @@ export const devicePort: DevicePort = {
     return toHostValues(m, values, writable, task);
   },
   busy: () => deviceRuntime()?.streams.busy === true,
+  hungry: () => deviceRuntime()?.streams.hungry === true,
   readByQueuedWork,
   beforeSend: checkSend,
   resolveStep,

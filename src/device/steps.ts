@@ -241,7 +241,8 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   }
   if (!st.active) {
     st.active = true;
-    st.stream.load++;
+    r.streams.occupy(st.stream);
+    task.tt.feedsDevice = true;
   }
   if (r.backend.inPlace) {
     for (const b of bufs) if (!st.listed.includes(b)) st.listed.push(b);

@@ -57,6 +57,12 @@ export class Stream {
  */
 const AFFINITY_SLACK = 1;
 
+/**
+ * Device tasks a stream should carry so that its next kernel is queued when one ends: below it,
+ * ready device tasks run before host tasks of higher priority (core/ready-tasks.ts).
+ */
+const FEED_DEPTH = 2;
+
 type Operand = number | ArrayBufferView | null;
 
 /** What a notify id completes: {@link StreamManager.notifyWhenDone} calls `fire` from the batch, or `fail` when the op failed. */
@@ -75,6 +81,8 @@ export class StreamManager {
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
   private readonly pollUs = devicePollUs();
+  /** Streams carrying fewer than FEED_DEPTH device tasks. */
+  private short = 0;
   private pollQueued = false;
   /**
    * Polls for completions after the event loop's other callbacks have run: a short kernel's
@@ -94,6 +102,7 @@ export class StreamManager {
         const st = new Stream(this.all.length, d, s);
         this.all.push(st);
         list.push(st);
+        this.short++;
       }
       this.byDevice.push(list);
     }
@@ -158,6 +167,21 @@ export class StreamManager {
       }
     }
     return best;
+  }
+
+  /** Device tasks placed on `s` from now until {@link vacate}. */
+  occupy(s: Stream): void {
+    if (++s.load === FEED_DEPTH) this.short--;
+  }
+
+  /** A device task placed on `s` ended. */
+  vacate(s: Stream): void {
+    if (s.load-- === FEED_DEPTH) this.short++;
+  }
+
+  /** Whether some stream carries fewer than {@link FEED_DEPTH} device tasks. */
+  get hungry(): boolean {
+    return this.short > 0;
   }
 
   /** True while some enqueued work has a completion still to come (a wait, a marker, a copy). */

@@ -96,6 +96,6 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
     c.busy_ms += ms;
   }
   st.active = false;
-  st.stream.load--;
+  r.streams.vacate(st.stream);
   r.placement.ended(st.stream.device);
 }

@@ -93,6 +93,54 @@ describe(`device kernels on the ${backend} backend equal a plain reference`, () 
 if (backend === 'host') describe(`device tasks on the host backend (${streams ?? 'default'} streams)`, () => {
   onSuiteDevices();
 
+  it('ready device tasks run before host tasks of higher priority until every stream carries two, then priority rules', async () => {
+    // 64 device tasks (priority 0) and 20 host tasks (priorities 10..29) become ready in one body.
+    // The first run learns which TT feeds a device; in the second, device tasks go first until
+    // each stream carries two of them, and once fed the host tasks run in priority order before
+    // the remaining device tasks (no completion is taken inside one drain of the ready queue).
+    const DEV = 64, HOST = 20;
+    const go = new ttg.Edge<number, number>('feed-go');
+    const toDev = new ttg.Edge<number, ttg.Buffer>('feed-dev');
+    const toHost = new ttg.Edge<number, number>('feed-host');
+    let order: string[] = [];
+    let bufs: ttg.Buffer[] = [];
+    const used = new Set<string>();
+    const src = ttg.make_tt((_k: number, _v: number, out) => {
+      for (let k = 0; k < DEV; k++) out.send(0, k, bufs[k]!);
+      for (let k = 0; k < HOST; k++) out.send(1, k, k);
+    }, [go], [toDev, toHost], { name: 'feed-src' });
+    const dev = ttg.make_tt(function* (k: number, b: ttg.Buffer) {
+      order.push(`d${k}`);
+      const { stream } = (yield ttg.device.input(b)) as ttg.device.InputResult;
+      used.add(`${stream.device}/${stream.index}`);
+      ttg.device.kernels.dscal(stream, 8, 2, b);
+      yield ttg.device.kernel(b);
+    }, [toDev], [], { name: 'feed-dev' });
+    const host = ttg.make_tt((k: number) => { order.push(`h${k}`); }, [toHost], [], { name: 'feed-host' }).set_priomap((k) => 10 + k);
+    ttg.make_graph_executable(src, dev, host);
+    const run = async (): Promise<string[]> => {
+      order = [];
+      bufs = Array.from({ length: DEV }, (_, k) => new ttg.Buffer(new Float64Array(8).fill(k)));
+      src.invoke(0, 0);
+      await fence();
+      for (let k = 0; k < DEV; k++) expect(bufs[k]!.host[7], `buffer ${k}`).to.equal(2 * k);
+      return order;
+    };
+    const hostOrder = Array.from({ length: HOST }, (_, k) => `h${HOST - 1 - k}`);
+    const first = await run();
+    expect(first.slice(0, HOST), 'before any of its tasks took a stream, a device TT waits its priority').to.deep.equal(hostOrder);
+    for (const phase of [2, 3, 4]) {
+      const order = await run();
+      expect(order[0], `run ${phase}: a device task first while the streams are idle`).to.match(/^d/);
+      expect(order.filter((x) => x.startsWith('h')), 'host tasks among themselves by priority').to.deep.equal(hostOrder);
+      // two per stream: every stream then has its next kernel queued (the count must not drift from run to run)
+      expect(order.indexOf(hostOrder[0]!), `run ${phase}: device tasks before the first host task`).to.equal(2 * used.size);
+      const lastHost = order.indexOf('h0');
+      expect(lastHost, 'device tasks left for after the host tasks').to.be.below(order.length - 1);
+      expect(order.slice(lastHost + 1).every((x) => x.startsWith('d')), 'once the streams are fed, the remaining device tasks wait for the host tasks of higher priority').to.equal(true);
+    }
+  });
+
   it('uses buffers in place: no copies, and the result is on the host after kernel()', async () => {
     const before = ttg.device.stats();
     const X = new ttg.Buffer(new Float64Array([1, 2, 3]));
