@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 
 import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../../src/native/addon.js';
@@ -45,6 +46,35 @@ describe('native addon (single process)', () => {
       expect(addon.hash64(bytes), `bit at ${at}`).to.not.equal(before);
     }
     expect(() => addon.hash64([1, 2] as unknown as ArrayBufferView)).to.throw(TypeError, /hash64 must be a TypedArray/);
+  });
+
+  it('hash64() of large arrays from several threads at once: each gets its own array\'s hash', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const addonPath = fileURLToPath(new URL('../../src/native/addon.js', import.meta.url));
+    const src = `
+      const { workerData, parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(pathToFileURL(addonPath).href)}).then(({ requireNative }) => {
+        const addon = requireNative();
+        const a = new Uint8Array(workerData.bytes);
+        for (let i = 0; i < a.length; i += 4093) a[i] = (i * 31 + workerData.seed) & 255;
+        const hashes = [];
+        for (let r = 0; r < 40; r++) hashes.push(addon.hash64(a).toString());
+        parentPort.postMessage(hashes);
+      });`;
+    const run = (seed: number) => new Promise<string[]>((resolve, reject) => {
+      const w = new Worker(src, { eval: true, workerData: { bytes: 8 * 1024 * 1024 + 5, seed } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    const expected = (seed: number): string => {
+      const a = new Uint8Array(8 * 1024 * 1024 + 5);
+      for (let i = 0; i < a.length; i += 4093) a[i] = (i * 31 + seed) & 255;
+      return requireNative().hash64(a).toString();
+    };
+    const results = await Promise.all([1, 2, 3].map(run));
+    results.forEach((hashes, k) => {
+      expect(new Set(hashes), `worker ${k}`).to.deep.equal(new Set([expected(k + 1)]));
+    });
   });
 
   it('lentBuffers() reads both forms of a batch\'s lent buffers', () => {
