@@ -9,10 +9,11 @@
  *              └────────── each step resumes the rank's program (solver.ts) ──────────┘
  *
  * Runs HPCG's symmetry tests, then `--iters` CG iterations without and with the preconditioner
- * (the timed run). With --check, rank 0 also runs every rank's program in one process
- * (simulate.ts) and expects the same bits; the symmetry departures must be at most 1 and the
- * preconditioner must help. JSON (--json): example, nx, ny, nz, ranks, iterations, relres, gflops,
- * ok, with flops counted as HPCG's ReportResults counts them.
+ * (the timed run), with the kernels of kernels.c (native, the default when a C compiler builds
+ * them) or of vectors.ts (--kernel js). With --check, rank 0 also runs every rank's program in one
+ * process (simulate.ts, JavaScript kernels) and expects the same bits; the symmetry departures must be at most 1 and the
+ * preconditioner must help. JSON (--json): example, nx, ny, nz, ranks, kernel, iterations, relres,
+ * gflops, ok, with flops counted as HPCG's ReportResults counts them.
  */
 import * as ttg from 'ttg';
 
@@ -21,13 +22,16 @@ import { parseArgs } from './cli.js';
 import { geometry } from './geometry.js';
 import { make_solver } from './graph.js';
 import { simulate } from './simulate.js';
+import { chooseKernels } from './kernels.js';
 import { cg, LEVELS, RankData, symmetry, type CgResult, type Symmetry } from './solver.js';
 import { globalNonzeros } from './vectors.js';
 
-const { opts, world } = await startExample(parseArgs);
+// one kernel stream: a rank's program is sequential, and its kernels then queue in program order
+const { opts, world } = await startExample(parseArgs, (o) => (o.kernel === 'js' ? {} : { streams: 1 }));
 const { rank, size } = world;
 const g = geometry(rank, size, opts.nx, opts.ny, opts.nz);
-const data = new RankData(g);
+const { kernels, name: kernel } = chooseKernels(opts.kernel);
+const data = new RankData(g, kernels);
 const solver = make_solver(g, world);
 
 const sym = await solver.run(() => symmetry(data));
@@ -66,9 +70,9 @@ const relres = pre.normr / pre.normr0;
 const gflops = flops(pre.iterations) / seconds / 1e9;
 if (rank === 0) {
   if (opts.json) {
-    console.log(JSON.stringify({ example: 'hpcg', nx: g.nx, ny: g.ny, nz: g.nz, ranks: size, iterations: pre.iterations, relres, relres_unpreconditioned: plain.normr / plain.normr0, symmetry: sym, seconds, gflops, ok }));
+    console.log(JSON.stringify({ example: 'hpcg', nx: g.nx, ny: g.ny, nz: g.nz, ranks: size, kernel, iterations: pre.iterations, relres, relres_unpreconditioned: plain.normr / plain.normr0, symmetry: sym, seconds, gflops, ok }));
   } else {
-    console.log(`hpcg: ${g.nx}x${g.ny}x${g.nz} per rank on ${size} rank(s) (${g.npx}x${g.npy}x${g.npz}), ${pre.iterations} iterations: relres ${relres.toExponential(4)} (unpreconditioned ${(plain.normr / plain.normr0).toExponential(4)}), ${seconds.toFixed(3)} s, ${gflops.toFixed(3)} GF/s; symmetry departures ${sym.spmv.toExponential(2)} (A), ${sym.mg.toExponential(2)} (M)${ok === null ? '' : `, check ${ok ? 'ok' : 'FAILED'}`}`);
+    console.log(`hpcg: ${g.nx}x${g.ny}x${g.nz} per rank on ${size} rank(s) (${g.npx}x${g.npy}x${g.npz}), ${kernel} kernels, ${pre.iterations} iterations: relres ${relres.toExponential(4)} (unpreconditioned ${(plain.normr / plain.normr0).toExponential(4)}), ${seconds.toFixed(3)} s, ${gflops.toFixed(3)} GF/s; symmetry departures ${sym.spmv.toExponential(2)} (A), ${sym.mg.toExponential(2)} (M)${ok === null ? '' : `, check ${ok ? 'ok' : 'FAILED'}`}`);
   }
 }
 await ttg.finalize();
