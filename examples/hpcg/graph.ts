@@ -41,8 +41,9 @@ export function make_solver(g: Geometry, world: ttg.World): Solver {
 
   type Out = ttg.Out<readonly [typeof go, typeof pieces, typeof parts]>;
   /**
-   * Resumes this rank's program after step `s` with `input`, runs the native kernels it asks for
-   * on this task's stream (waiting for each), and sends what its next request needs.
+   * Resumes this rank's program after step `s` with `input`, queues the native kernels it asks
+   * for on this task's stream (waiting where it reads what they wrote), and sends what its next
+   * request needs.
    */
   const advance = function* (s: number, input: number | undefined, out: Out): Generator<unknown, void, unknown> {
     let queued = false; // kernels enqueued since the last wait
