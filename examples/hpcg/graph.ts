@@ -33,7 +33,8 @@ export function make_solver(g: Geometry, world: ttg.World): Solver {
   const sums = new ttg.Edge<StepKey, number>('dot-sum');
   const startEdge = new ttg.Edge<number, void>('start');
   const around = neighbours(g);
-  const oneStream = ttg.device.stats().devices <= 1 && ttg.device.stats().streams === 1;
+  const { devices, streams } = ttg.device.stats();
+  const oneStream = devices <= 1 && streams === 1;
   let program: (() => Program<unknown>) | undefined;
   let gen: Program<unknown> | undefined;
   let pending: Request | undefined;

@@ -13,32 +13,35 @@
 /* Index of the first owned point of x-line (iy, iz). */
 static long line(long iy, long iz, long sy, long sz) { return (iz + 1) * sz + (iy + 1) * sy + 1; }
 
+/* Runs the statement that follows for each owned x-line in row order (z, then y), with b the
+ * index of the line's first point. */
+#define FOR_LINES(b)                 \
+  for (long iz = 0; iz < nz; iz++)   \
+    for (long iy = 0, b = line(0, iz, sy, sz); iy < ny; iy++, b += sy)
+
 /* y = A x (ComputeSPMV_ref). Buffers x, y. */
 void hpcg_spmv(const TtgKernelCall* c) {
   const double* x = (const double*)c->buffers[0];
   double* y = (double*)c->buffers[1];
   DIMS;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++) {
-        double s = 0.0;
-        for (long dz = -1; dz <= 1; dz++) {
-          for (long dy = -1; dy <= 1; dy++) {
-            const long p = i + dz * sz + dy * sy;
-            if (dz == 0 && dy == 0) {
-              s -= x[p - 1];
-              s += 26.0 * x[p];
-              s -= x[p + 1];
-            } else {
-              s -= x[p - 1];
-              s -= x[p];
-              s -= x[p + 1];
-            }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++) {
+      double s = 0.0;
+      for (long dz = -1; dz <= 1; dz++) {
+        for (long dy = -1; dy <= 1; dy++) {
+          const long p = i + dz * sz + dy * sy;
+          if (dz == 0 && dy == 0) {
+            s -= x[p - 1];
+            s += 26.0 * x[p];
+            s -= x[p + 1];
+          } else {
+            s -= x[p - 1];
+            s -= x[p];
+            s -= x[p + 1];
           }
         }
-        y[i] = s;
       }
+      y[i] = s;
     }
   }
 }
@@ -69,11 +72,8 @@ void hpcg_symgs(const TtgKernelCall* c) {
   const double* r = (const double*)c->buffers[0];
   double* x = (double*)c->buffers[1];
   DIMS;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++) relax(x, r, sy, sz, i);
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++) relax(x, r, sy, sz, i);
   }
   for (long iz = nz - 1; iz >= 0; iz--) {
     for (long iy = ny - 1; iy >= 0; iy--) {
@@ -91,16 +91,13 @@ void hpcg_waxpby(const TtgKernelCall* c) {
   double* w = (double*)c->buffers[2];
   DIMS;
   const double alpha = c->scalars[3], beta = c->scalars[4];
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      if (alpha == 1.0) {
-        for (long i = b; i < b + nx; i++) w[i] = x[i] + beta * y[i];
-      } else if (beta == 1.0) {
-        for (long i = b; i < b + nx; i++) w[i] = alpha * x[i] + y[i];
-      } else {
-        for (long i = b; i < b + nx; i++) w[i] = alpha * x[i] + beta * y[i];
-      }
+  FOR_LINES(b) {
+    if (alpha == 1.0) {
+      for (long i = b; i < b + nx; i++) w[i] = x[i] + beta * y[i];
+    } else if (beta == 1.0) {
+      for (long i = b; i < b + nx; i++) w[i] = alpha * x[i] + y[i];
+    } else {
+      for (long i = b; i < b + nx; i++) w[i] = alpha * x[i] + beta * y[i];
     }
   }
 }
@@ -113,11 +110,8 @@ void hpcg_dot(const TtgKernelCall* c) {
   double* out = (double*)c->buffers[2];
   DIMS;
   double s = 0.0;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++) s += x[i] * y[i];
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++) s += x[i] * y[i];
   }
   out[0] = s;
 }
@@ -131,11 +125,8 @@ void hpcg_restrict(const TtgKernelCall* c) {
   const int* f2c = (const int*)c->buffers[3];
   DIMS;
   long row = 0;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++, row++) rc[i] = rf[f2c[row]] - axf[f2c[row]];
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++, row++) rc[i] = rf[f2c[row]] - axf[f2c[row]];
   }
 }
 
@@ -147,11 +138,8 @@ void hpcg_prolong(const TtgKernelCall* c) {
   const int* f2c = (const int*)c->buffers[2];
   DIMS;
   long row = 0;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++, row++) xf[f2c[row]] += xc[i];
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++, row++) xf[f2c[row]] += xc[i];
   }
 }
 
@@ -160,11 +148,8 @@ void hpcg_fill(const TtgKernelCall* c) {
   double* v = (double*)c->buffers[0];
   DIMS;
   const double value = c->scalars[3];
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++) v[i] = value;
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++) v[i] = value;
   }
 }
 
@@ -173,10 +158,7 @@ void hpcg_copy(const TtgKernelCall* c) {
   const double* from = (const double*)c->buffers[0];
   double* to = (double*)c->buffers[1];
   DIMS;
-  for (long iz = 0; iz < nz; iz++) {
-    for (long iy = 0; iy < ny; iy++) {
-      const long b = line(iy, iz, sy, sz);
-      for (long i = b; i < b + nx; i++) to[i] = from[i];
-    }
+  FOR_LINES(b) {
+    for (long i = b; i < b + nx; i++) to[i] = from[i];
   }
 }
