@@ -1,15 +1,18 @@
 #include "byte_chunks.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "cores.h"
+#include "settings.h"
 #include "thread_name.h"
 
 namespace ttg {
@@ -25,8 +28,11 @@ struct Job {
 
   void work() {
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      struct Count {  // a chunk that throws is done too: the caller waits for every chunk taken
+        Job* j;
+        ~Count() { j->done.fetch_add(1, std::memory_order_release); }
+      } count{this};
       (*fn)(i, i * chunk, std::min(chunk, bytes - i * chunk));
-      done.fetch_add(1, std::memory_order_release);
     }
   }
 };
@@ -58,11 +64,19 @@ class Helpers {
  private:
   Helpers() {
     const int n = std::min(usable_cores() - 1, 7);
+    const unsigned fault = settings().fault_chunk_thread;
+    // A thread that cannot start (a process or container limit) leaves fewer helpers: the
+    // callers do the chunks themselves. Never throw from here: started threads use this object.
     for (int i = 0; i < n; ++i) {
-      threads_.emplace_back([this, i] {
-        name_this_thread("ttg-chunk-" + std::to_string(i));
-        run();
-      });
+      try {
+        if (fault == static_cast<unsigned>(i) + 1) throw std::system_error(EAGAIN, std::generic_category(), "chunk helper");
+        threads_.emplace_back([this, i] {
+          name_this_thread("ttg-chunk-" + std::to_string(i));
+          run();
+        });
+      } catch (const std::system_error&) {
+        break;
+      }
       threads_.back().detach();
     }
   }
@@ -116,10 +130,18 @@ void for_each_chunk(std::size_t bytes, std::size_t chunk, int max_threads,
   j->n = n;
   j->helpers = helpers;
   h.post(j);
+  // Whatever happens here (fn may throw), fn and what it refers to must outlive the helpers'
+  // chunks: take the job out of the queue and wait for the chunks already taken.
+  struct Settle {
+    Helpers& h;
+    const std::shared_ptr<Job>& j;
+    ~Settle() {
+      h.retire(j);
+      const std::size_t taken = std::min(j->next.exchange(j->n), j->n);  // no chunk is taken after this
+      while (j->done.load(std::memory_order_acquire) < taken) std::this_thread::yield();
+    }
+  } settle{h, j};
   j->work();
-  h.retire(j);
-  // chunks a helper took are still running: fn and what it refers to must outlive them
-  while (j->done.load(std::memory_order_acquire) < n) std::this_thread::yield();
 }
 
 }  // namespace ttg

@@ -56,8 +56,8 @@ std::uint64_t xxh64(const void* data, std::size_t bytes) {
     h = P5;
   }
   h += bytes;
-  for (; p + 8 <= end; p += 8) h = rotl(h ^ round(0, read64(p)), 27) * P1 + P4;
-  if (p + 4 <= end) {
+  for (; end - p >= 8; p += 8) h = rotl(h ^ round(0, read64(p)), 27) * P1 + P4;
+  if (end - p >= 4) {
     h = rotl(h ^ (static_cast<std::uint64_t>(read32(p)) * P1), 23) * P2 + P3;
     p += 4;
   }

@@ -41,6 +41,7 @@ Napi::Value Configure(const Napi::CallbackInfo& info) {
   take(o, "faultSend", s.fault_send);
   take(o, "faultRecvDelayMs", s.fault_recv_delay_ms);
   take(o, "faultWakeDelayUs", s.fault_wake_delay_us);
+  take(o, "faultChunkThread", s.fault_chunk_thread);
   if (o.Get("faultDevOp").IsNumber()) {
     take(o, "faultDevOp", s.fault_devop);
     s.devops_made = 0;

@@ -27,6 +27,7 @@ struct Settings {
   unsigned fault_send = 0;                   // TTG_FAULT_SEND (tests of error paths: the nth MPI send fails)
   unsigned fault_recv_delay_ms = 0;          // TTG_FAULT_RECV_DELAY_MS (tests: a payload counts as received no sooner than this after its receives were posted)
   unsigned fault_wake_delay_us = 0;          // TTG_FAULT_WAKE_DELAY_US (tests: a pool worker that decided to wake JS waits this long first)
+  unsigned fault_chunk_thread = 0;           // TTG_FAULT_CHUNK_THREAD (tests: the nth chunk helper thread fails to start)
   unsigned fault_devop = 0;                  // TTG_FAULT_DEVOP (tests of error paths: the nth device enqueue fails)
   unsigned devops_made = 0;                  // enqueues counted for fault_devop since it was configured
   unsigned fault_devdone = 0;                // TTG_FAULT_DEVDONE (tests of error paths: the nth completion of a device op fails)

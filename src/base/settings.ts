@@ -94,6 +94,8 @@ export interface NativeSettings {
   faultRecvDelayMs: number;
   /** Tests only: a kernel-pool worker that decided to wake the JS thread waits this many µs first (a late wake-up). */
   faultWakeDelayUs: number;
+  /** Tests only: the nth helper thread of chunked hashes and copies fails to start (0: none). */
+  faultChunkThread: number;
   /** Tests of error paths only: the nth device enqueue (kernel, copy, marker) fails (0: none); counted from when it is configured. */
   faultDevOp: number;
   /** Tests of error paths only: the completion of the nth device op that reports one fails, as a faulted CUDA stream's would (0: none). */
@@ -102,7 +104,7 @@ export interface NativeSettings {
   cudaLibs: string;
 }
 
-/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DIRECT, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_FAULT_WAKE_DELAY_US, TTG_MPI_CHUNK_BYTES, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
+/** The addon's tuning from TTG_EAGER_BYTES, TTG_PRERECV, TTG_RECV_POOL_MB, TTG_COMM_*, TTG_DIRECT, TTG_DEVICE_WAKE_DEPTH, TTG_POOL_SPIN_US, TTG_FAULT_SEND, TTG_FAULT_RECV_DELAY_MS, TTG_FAULT_WAKE_DELAY_US, TTG_FAULT_CHUNK_THREAD, TTG_MPI_CHUNK_BYTES, TTG_FAULT_DEVOP, TTG_FAULT_DEVDONE and TTG_CUDA_LIBS. */
 export function nativeSettings(): NativeSettings {
   const idle = micros('TTG_COMM_IDLE_US', 50);
   // "0" turns spinning off
@@ -123,6 +125,7 @@ export function nativeSettings(): NativeSettings {
     faultSend: count('TTG_FAULT_SEND', 0, 2 ** 31),
     faultRecvDelayMs: count('TTG_FAULT_RECV_DELAY_MS', 0, 2 ** 31),
     faultWakeDelayUs: count('TTG_FAULT_WAKE_DELAY_US', 0, 10 ** 6),
+    faultChunkThread: count('TTG_FAULT_CHUNK_THREAD', 0, 64),
     mpiChunkBytes: Math.max(1, count('TTG_MPI_CHUNK_BYTES', 2 ** 30, 2 ** 30)),
     faultDevOp: count('TTG_FAULT_DEVOP', 0, 2 ** 31),
     faultDevDone: count('TTG_FAULT_DEVDONE', 0, 2 ** 31),

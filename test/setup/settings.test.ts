@@ -37,7 +37,7 @@ function withEnv<R>(vars: Record<string, string | undefined>, f: () => R): R {
 
 const NATIVE_VARS = ['TTG_EAGER_BYTES', 'TTG_PRERECV', 'TTG_RECV_POOL_MB', 'TTG_COMM_IDLE_US', 'TTG_COMM_DEEP_IDLE_US',
   'TTG_COMM_COMPUTE_IDLE_US', 'TTG_COMM_SPIN_US', 'TTG_COMM_SPIN_BUSY_US', 'TTG_YIELD_ON_SEND', 'TTG_DEVICE_WAKE_DEPTH', 'TTG_POOL_SPIN_US',
-  'TTG_FAULT_SEND', 'TTG_FAULT_RECV_DELAY_MS', 'TTG_FAULT_WAKE_DELAY_US', 'TTG_FAULT_DEVOP', 'TTG_FAULT_DEVDONE', 'TTG_DIRECT', 'TTG_MPI_CHUNK_BYTES', 'TTG_CUDA_LIBS'];
+  'TTG_FAULT_SEND', 'TTG_FAULT_RECV_DELAY_MS', 'TTG_FAULT_WAKE_DELAY_US', 'TTG_FAULT_CHUNK_THREAD', 'TTG_FAULT_DEVOP', 'TTG_FAULT_DEVDONE', 'TTG_DIRECT', 'TTG_MPI_CHUNK_BYTES', 'TTG_CUDA_LIBS'];
 const unset = Object.fromEntries(NATIVE_VARS.map((k) => [k, undefined]));
 
 describe('TTG_* settings', () => {
@@ -61,15 +61,15 @@ describe('TTG_* settings', () => {
     expect(withEnv({ TTG_CUDA_LIBS: 'off' }, nativeSettings).cudaLibs).to.equal('off');
     expect(withEnv(unset, nativeSettingsHere)).to.deep.equal({
       eagerBytes: 65536, prerecv: true, recvPoolBytes: 256 * 2 ** 20, commIdleUs: 50, commDeepIdleUs: 500, commComputeIdleUs: 2000,
-      commSpinUs: 1000, commSpinBusyUs: 20000, yieldOnSend: true, direct: true, deviceWakeDepth: 1, poolSpinUs: 20, faultSend: 0, faultRecvDelayMs: 0, faultWakeDelayUs: 0,
+      commSpinUs: 1000, commSpinBusyUs: 20000, yieldOnSend: true, direct: true, deviceWakeDepth: 1, poolSpinUs: 20, faultSend: 0, faultRecvDelayMs: 0, faultWakeDelayUs: 0, faultChunkThread: 0,
       faultDevOp: 0, faultDevDone: 0, mpiChunkBytes: 2 ** 30,
     });
     const s = withEnv({ ...unset, TTG_EAGER_BYTES: '-5', TTG_PRERECV: '0', TTG_RECV_POOL_MB: '3', TTG_COMM_IDLE_US: '900',
       TTG_COMM_DEEP_IDLE_US: '100', TTG_COMM_SPIN_US: '0', TTG_COMM_SPIN_BUSY_US: '5', TTG_YIELD_ON_SEND: '0', TTG_DEVICE_WAKE_DEPTH: '4', TTG_POOL_SPIN_US: '0', TTG_FAULT_SEND: '3', TTG_FAULT_DEVOP: '7', TTG_FAULT_DEVDONE: '2',
-      TTG_FAULT_RECV_DELAY_MS: '250', TTG_FAULT_WAKE_DELAY_US: '300', TTG_DIRECT: '0', TTG_MPI_CHUNK_BYTES: '1000' }, nativeSettingsHere);
+      TTG_FAULT_RECV_DELAY_MS: '250', TTG_FAULT_WAKE_DELAY_US: '300', TTG_FAULT_CHUNK_THREAD: '2', TTG_DIRECT: '0', TTG_MPI_CHUNK_BYTES: '1000' }, nativeSettingsHere);
     expect(s).to.deep.equal({
       eagerBytes: 0, prerecv: false, recvPoolBytes: 3 * 2 ** 20, commIdleUs: 900, commDeepIdleUs: 900, commComputeIdleUs: 2000,
-      commSpinUs: 0, commSpinBusyUs: 0, yieldOnSend: false, direct: false, deviceWakeDepth: 4, poolSpinUs: 0, faultSend: 3, faultRecvDelayMs: 250, faultWakeDelayUs: 300,
+      commSpinUs: 0, commSpinBusyUs: 0, yieldOnSend: false, direct: false, deviceWakeDepth: 4, poolSpinUs: 0, faultSend: 3, faultRecvDelayMs: 250, faultWakeDelayUs: 300, faultChunkThread: 2,
       faultDevOp: 7, faultDevDone: 2, mpiChunkBytes: 1000,
     });
     expect(withEnv({ ...unset, TTG_EAGER_BYTES: '1e12', TTG_COMM_SPIN_US: 'abc', TTG_COMM_IDLE_US: '2000000' }, nativeSettingsHere))

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
@@ -75,6 +76,25 @@ describe('native addon (single process)', () => {
     results.forEach((hashes, k) => {
       expect(new Set(hashes), `worker ${k}`).to.deep.equal(new Set([expected(k + 1)]));
     });
+  });
+
+  it('hash64() of a large array when a helper thread cannot start: the same value, no crash (TTG_FAULT_CHUNK_THREAD)', () => {
+    const index = pathToFileURL(fileURLToPath(new URL('../../src/index.js', import.meta.url))).href;
+    const addonPath = pathToFileURL(fileURLToPath(new URL('../../src/native/addon.js', import.meta.url))).href;
+    const src = `
+      const ttg = await import(${JSON.stringify(index)});
+      const { requireNative } = await import(${JSON.stringify(addonPath)});
+      await ttg.initialize();
+      const a = new Uint8Array(8 * 1024 * 1024 + 13);
+      for (let i = 0; i < a.length; i += 4093) a[i] = (i * 7) & 255;
+      console.log(requireNative().hash64(a).toString());
+      await ttg.finalize();`;
+    const run = (fault: string) => spawnSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, TTG_FAULT_CHUNK_THREAD: fault } });
+    const ok = run('0');
+    expect(ok.status, ok.stderr).to.equal(0);
+    const failed = run('1');
+    expect(failed.status, failed.stderr).to.equal(0);
+    expect(failed.stdout.trim()).to.equal(ok.stdout.trim()).and.match(/^\d+$/);
   });
 
   it('lentBuffers() reads both forms of a batch\'s lent buffers', () => {
