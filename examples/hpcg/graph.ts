@@ -1,7 +1,6 @@
 /**
  * Runs one program per rank (solver.ts) as a task graph: each step of a rank is a task, resumed
- * when what it waits for has arrived; the native kernels the program asks for in between run on
- * that task's stream, which the task waits for before a halo or where a kernel says so.
+ * when what it waits for has arrived; the kernels the program calls in between run in that task.
  *
  *   START [r] ──┬─ halo pieces ──▶ HALO [s, neighbour] ─┐
  *   HALO [s, r] ├─ go ───────────▶ HALO [s, r] ─────────┤  resume rank r's program,
@@ -33,67 +32,46 @@ export function make_solver(g: Geometry, world: ttg.World): Solver {
   const sums = new ttg.Edge<StepKey, number>('dot-sum');
   const startEdge = new ttg.Edge<number, void>('start');
   const around = neighbours(g);
-  const { devices, streams } = ttg.device.stats();
-  const oneStream = devices <= 1 && streams === 1;
   let program: (() => Program<unknown>) | undefined;
   let gen: Program<unknown> | undefined;
   let pending: Request | undefined;
   let result: unknown;
 
   type Out = ttg.Out<readonly [typeof go, typeof pieces, typeof parts]>;
-  /**
-   * Resumes this rank's program after step `s` with `input`, queues the native kernels it asks
-   * for on this task's stream (waiting where it reads what they wrote), and sends what its next
-   * request needs.
-   */
-  const advance = function* (s: number, input: number | undefined, out: Out): Generator<unknown, void, unknown> {
-    let queued = false; // kernels enqueued since the last wait
-    for (;;) {
-      const next = gen!.next(input);
-      input = undefined;
-      if (next.done === true) {
-        result = next.value;
-        return;
-      }
-      pending = next.value;
-      if ('kernel' in pending) {
-        const { stream } = (yield ttg.device.input(...(pending.buffers as ttg.Buffer[]))) as ttg.device.InputResult;
-        pending.kernel(stream);
-        queued = !pending.wait;
-        if (pending.wait) yield ttg.device.kernel();
-        continue;
-      }
-      // a dot's part and a halo's pieces are read from what the kernels wrote; on one stream the
-      // next step's kernels queue behind these, so only a read needs the wait
-      if (queued && (!oneStream || 'dot' in pending || around.length > 0)) yield ttg.device.kernel();
-      const key: StepKey = [s + 1, g.rank];
-      if ('halo' in pending) {
-        const v = pending.halo;
-        for (const [code, to] of around) out.send(1, [s + 1, to], [[26 - code, pack(v, code)]]);
-        out.sendk(0, key);
-      } else {
-        out.send(2, [s + 1, g.rank], pending.dot);
-      }
+  /** Resumes this rank's program after step `s` with `input` and sends what its next request needs. */
+  const advance = (s: number, input: number | undefined, out: Out): void => {
+    const next = gen!.next(input);
+    if (next.done === true) {
+      result = next.value;
       return;
+    }
+    pending = next.value;
+    const key: StepKey = [s + 1, g.rank];
+    if ('halo' in pending) {
+      const v = pending.halo;
+      for (const [code, to] of around) out.send(1, [s + 1, to], [[26 - code, pack(v, code)]]);
+      out.sendk(0, key);
+    } else {
+      out.send(2, [s + 1, g.rank], pending.dot);
     }
   };
 
-  const start = ttg.make_tt(function* (_r: number, _go: void, out) {
+  const start = ttg.make_tt((_r: number, _go: void, out) => {
     gen = program!();
-    yield* advance(0, undefined, out);
+    advance(0, undefined, out);
   }, [startEdge], [go, pieces, parts], { name: 'START', world });
-  const halo = ttg.make_tt(function* (key: StepKey, _go: void, got: Pieces | undefined, out) {
+  const halo = ttg.make_tt((key: StepKey, _go: void, got: Pieces | undefined, out) => {
     const v = (pending as { halo: Vec }).halo;
     for (const [code, piece] of got ?? []) unpack(v, code, piece);
-    yield* advance(key[0], undefined, out);
+    advance(key[0], undefined, out);
   }, [go, pieces], [go, pieces, parts], { name: 'HALO', world });
   halo.set_input_reducer(1, (acc, more) => { acc.push(...more); }, () => around.length);
   const sum = ttg.make_allreduce(parts, sums, {
     op: 'sum', contributions: () => g.size, contributor: (_s, i) => i,
     deliver: (s: number) => Array.from({ length: g.size }, (_, r): StepKey => [s, r]), name: 'SUM', world,
   });
-  const dot = ttg.make_tt(function* (key: StepKey, total: number, out) {
-    yield* advance(key[0], total, out);
+  const dot = ttg.make_tt((key: StepKey, total: number, out) => {
+    advance(key[0], total, out);
   }, [sums], [go, pieces, parts], { name: 'DOT', world });
   for (const tt of [start, halo, dot]) (tt as ttg.TT<unknown>).set_procmap((key) => (typeof key === 'number' ? key : (key as StepKey)[1]));
   ttg.make_graph_executable(start, halo, sum, dot);

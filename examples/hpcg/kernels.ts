@@ -1,42 +1,23 @@
 /**
- * The kernels a rank's program runs (solver.ts `Kernels`): in JavaScript (vectors.ts, computed at
- * once), or native (kernels.c, built on first use): a native kernel asks the task that runs the
- * program to enqueue it on its stream (`{ kernel }`, graph.ts), on the host backend, where the
- * vectors' arrays are the buffers' own memory. Kernels queue one behind the other; the task waits
- * for them only where JavaScript reads what they wrote: a dot product's part, a halo's pieces.
+ * The kernels a rank's program runs (solver.ts `Kernels`): in JavaScript (vectors.ts), or native
+ * (kernels.c, built on first use). A native kernel runs on the thread of the task that runs the
+ * program (`.here`, on the vectors' own arrays): at HPCG's sizes a kernel takes tens to hundreds
+ * of microseconds, and handing each to a stream's worker costs more than it gains, since a rank's
+ * program is sequential (docs/design/hpcg.md).
  */
 import * as ttg from 'ttg';
 
 import { buildKernelLibrary } from '../common/native-kernels.js';
-import type { Kernels, KernelRequest } from './solver.js';
+import type { Kernels } from './solver.js';
 import { copy, dotPart, fill, prolong, restrict, spmv, symgs, type Vec, waxpby } from './vectors.js';
 
 /** The JavaScript kernels of vectors.ts. */
-export const jsKernels: Kernels = {
-  *spmv(x, y) { spmv(x, y); },
-  *symgs(r, x) { symgs(r, x); },
-  *waxpby(alpha, x, beta, y, w) { waxpby(alpha, x, beta, y, w); },
-  *dot(x, y) { return dotPart(x, y); },
-  *restrict(rf, axf, rc, f2c) { restrict(rf, axf, rc, f2c); },
-  *prolong(xc, xf, f2c) { prolong(xc, xf, f2c); },
-  *fill(v, value) { fill(v, value); },
-  *copy(from, to) { copy(from, to); },
-};
-
-/** One buffer per array, made on first use (wrapping the array: no copy). */
-const buffers = new WeakMap<Float64Array | Int32Array, ttg.Buffer<ttg.BufferArray>>();
-function bufferOf(a: Float64Array | Int32Array): ttg.Buffer<ttg.BufferArray> {
-  let b = buffers.get(a);
-  if (b === undefined) buffers.set(a, (b = new ttg.Buffer<ttg.BufferArray>(a)));
-  return b;
-}
+export const jsKernels: Kernels = { spmv, symgs, waxpby, dot: dotPart, restrict, prolong, fill, copy };
 
 const dims = (v: Vec): number[] => [v.g.nx, v.g.ny, v.g.nz];
 
-/** The kernels of kernels.c; throws when they cannot be built (no C compiler) or the backend is not the host's. */
+/** The kernels of kernels.c; throws when they cannot be built (no C compiler). */
 export function nativeKernels(): Kernels {
-  const backend = ttg.device.stats().backend;
-  if (backend !== 'host') throw new Error(`native kernels run on the host backend (this run's is ${backend})`);
   const lib = buildKernelLibrary('hpcg', 'kernels.c');
   const k = ttg.device.kernels.load(lib, {
     hpcg_spmv: { host: 'hpcg_spmv', buffers: ['in', 'out'], scalars: 3 },
@@ -48,23 +29,19 @@ export function nativeKernels(): Kernels {
     hpcg_fill: { host: 'hpcg_fill', buffers: ['inout'], scalars: 4 },
     hpcg_copy: { host: 'hpcg_copy', buffers: ['in', 'inout'], scalars: 3 },
   });
-  const run = (fn: ttg.device.KernelFn, arrays: ReadonlyArray<Float64Array | Int32Array>, scalars: number[], wait = false): KernelRequest => {
-    const bufs = arrays.map(bufferOf);
-    return { buffers: bufs, kernel: (stream) => fn(stream as ttg.device.Stream, { buffers: bufs, scalars }), wait };
-  };
   const part = new Float64Array(1);
   return {
-    *spmv(x, y) { yield run(k.hpcg_spmv, [x.data, y.data], dims(x)); },
-    *symgs(r, x) { yield run(k.hpcg_symgs, [r.data, x.data], dims(x)); },
-    *waxpby(alpha, x, beta, y, w) { yield run(k.hpcg_waxpby, [x.data, y.data, w.data], [...dims(x), alpha, beta]); },
-    *dot(x, y) {
-      yield run(k.hpcg_dot, [x.data, y.data, part], dims(x), true);
+    spmv: (x, y) => k.hpcg_spmv.here({ buffers: [x.data, y.data], scalars: dims(x) }),
+    symgs: (r, x) => k.hpcg_symgs.here({ buffers: [r.data, x.data], scalars: dims(x) }),
+    waxpby: (alpha, x, beta, y, w) => k.hpcg_waxpby.here({ buffers: [x.data, y.data, w.data], scalars: [...dims(x), alpha, beta] }),
+    dot(x, y) {
+      k.hpcg_dot.here({ buffers: [x.data, y.data, part], scalars: dims(x) });
       return part[0]!;
     },
-    *restrict(rf, axf, rc, f2c) { yield run(k.hpcg_restrict, [rf.data, axf.data, rc.data, f2c], dims(rc)); },
-    *prolong(xc, xf, f2c) { yield run(k.hpcg_prolong, [xc.data, xf.data, f2c], dims(xc)); },
-    *fill(v, value) { yield run(k.hpcg_fill, [v.data], [...dims(v), value]); },
-    *copy(from, to) { yield run(k.hpcg_copy, [from.data, to.data], dims(from)); },
+    restrict: (rf, axf, rc, f2c) => k.hpcg_restrict.here({ buffers: [rf.data, axf.data, rc.data, f2c], scalars: dims(rc) }),
+    prolong: (xc, xf, f2c) => k.hpcg_prolong.here({ buffers: [xc.data, xf.data, f2c], scalars: dims(xc) }),
+    fill: (v, value) => k.hpcg_fill.here({ buffers: [v.data], scalars: [...dims(v), value] }),
+    copy: (from, to) => k.hpcg_copy.here({ buffers: [from.data, to.data], scalars: dims(from) }),
   };
 }
 

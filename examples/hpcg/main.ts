@@ -26,8 +26,7 @@ import { chooseKernels } from './kernels.js';
 import { cg, LEVELS, RankData, symmetry, type CgResult, type Symmetry } from './solver.js';
 import { globalNonzeros } from './vectors.js';
 
-// one kernel stream: a rank's program is sequential, and its kernels then queue in program order
-const { opts, world } = await startExample(parseArgs, (o) => (o.kernel === 'js' ? {} : { streams: 1 }));
+const { opts, world } = await startExample(parseArgs);
 const { rank, size } = world;
 const g = geometry(rank, size, opts.nx, opts.ny, opts.nz);
 const { kernels, name: kernel } = chooseKernels(opts.kernel);

@@ -4,42 +4,30 @@
  * the neighbouring ranks (its ExchangeHalo); `{ dot: part }` asks for the sum of every rank's part
  * (its MPI_Allreduce) and resumes with it. Whoever runs the generators supplies both: the task
  * graph (graph.ts), or the single-process simulation that checks it (simulate.ts). The kernels
- * come from the rank's `Kernels` (kernels.ts): native ones yield `{ kernel }` to have the task
- * that runs the program enqueue them on its stream and wait.
+ * come from the rank's `Kernels` (kernels.ts), JavaScript or native, and compute when called.
  */
 import { coarsen, type Geometry } from './geometry.js';
 import { jsKernels } from './kernels.js';
 import { fineOfCoarse, rhs, Vec } from './vectors.js';
 
-/**
- * A native kernel: the buffers it uses (listed by the task's `ttg.device.input`), its enqueue on
- * the task's stream, and whether the program reads what it wrote at once (`wait`). Otherwise it
- * queues behind the kernels before it; the task waits for all of them before a halo or a dot.
- */
-export interface KernelRequest {
-  buffers: readonly unknown[];
-  kernel: (stream: unknown) => void;
-  wait: boolean;
-}
-
 /** What a step waits for. */
-export type Request = { halo: Vec } | { dot: number } | KernelRequest;
+export type Request = { halo: Vec } | { dot: number };
 /** A rank's program: yields requests, is resumed with a dot product's sum (or nothing). */
 export type Program<T> = Generator<Request, T, number | undefined>;
 
-/** HPCG's kernels for one rank, each a step of its program (vectors.ts says what each computes). */
+/** HPCG's kernels for one rank (vectors.ts says what each computes). */
 export interface Kernels {
-  spmv(x: Vec, y: Vec): Program<void>;
-  symgs(r: Vec, x: Vec): Program<void>;
-  waxpby(alpha: number, x: Vec, beta: number, y: Vec, w: Vec): Program<void>;
+  spmv(x: Vec, y: Vec): void;
+  symgs(r: Vec, x: Vec): void;
+  waxpby(alpha: number, x: Vec, beta: number, y: Vec, w: Vec): void;
   /** This rank's part of x · y. */
-  dot(x: Vec, y: Vec): Program<number>;
-  restrict(rf: Vec, axf: Vec, rc: Vec, f2c: Int32Array): Program<void>;
-  prolong(xc: Vec, xf: Vec, f2c: Int32Array): Program<void>;
+  dot(x: Vec, y: Vec): number;
+  restrict(rf: Vec, axf: Vec, rc: Vec, f2c: Int32Array): void;
+  prolong(xc: Vec, xf: Vec, f2c: Int32Array): void;
   /** Sets the owned points of `v` to `value`. */
-  fill(v: Vec, value: number): Program<void>;
+  fill(v: Vec, value: number): void;
   /** Copies the owned points of `from` into `to`. */
-  copy(from: Vec, to: Vec): Program<void>;
+  copy(from: Vec, to: Vec): void;
 }
 
 /** Multigrid levels, as in HPCG. */
@@ -71,23 +59,28 @@ export class RankData {
 /** z = M⁻¹ r at level l: the V-cycle of HPCG's ComputeMG_ref (one pre- and one post-smoothing sweep). */
 export function* mg(d: RankData, l: number, r: Vec, x: Vec): Program<void> {
   const { k } = d;
-  yield* k.fill(x, 0);
+  k.fill(x, 0);
   const lv = d.levels[l]!;
   if (l + 1 < LEVELS) {
     const next = d.levels[l + 1]!;
     yield { halo: x };
-    yield* k.symgs(r, x);
+    k.symgs(r, x);
     yield { halo: x };
-    yield* k.spmv(x, lv.axf);
-    yield* k.restrict(r, lv.axf, next.r, lv.f2c!);
+    k.spmv(x, lv.axf);
+    k.restrict(r, lv.axf, next.r, lv.f2c!);
     yield* mg(d, l + 1, next.r, next.x);
-    yield* k.prolong(next.x, x, lv.f2c!);
+    k.prolong(next.x, x, lv.f2c!);
     yield { halo: x };
-    yield* k.symgs(r, x);
+    k.symgs(r, x);
   } else {
     yield { halo: x };
-    yield* k.symgs(r, x);
+    k.symgs(r, x);
   }
+}
+
+/** x · y over every rank: this rank's part, summed by whoever runs the program. */
+function* globalDot(k: Kernels, x: Vec, y: Vec): Program<number> {
+  return (yield { dot: k.dot(x, y) })!;
 }
 
 /** What a CG run ends with. */
@@ -96,34 +89,32 @@ export interface CgResult { iterations: number; normr: number; normr0: number }
 /** HPCG's CG_ref from x = 0: `maxIter` iterations at most, stopping once normr / normr0 <= tolerance. */
 export function* cg(d: RankData, maxIter: number, tolerance: number, precondition: boolean): Program<CgResult> {
   const { b, x, r, z, p, ap, k } = d;
-  const dot = function* (u: Vec, v: Vec): Program<number> {
-    return (yield { dot: yield* k.dot(u, v) })!;
-  };
-  yield* k.fill(x, 0);
-  yield* k.copy(x, p);
+  const dot = (u: Vec, v: Vec) => globalDot(k, u, v);
+  k.fill(x, 0);
+  k.copy(x, p);
   yield { halo: p };
-  yield* k.spmv(p, ap);
-  yield* k.waxpby(1.0, b, -1.0, ap, r);
+  k.spmv(p, ap);
+  k.waxpby(1.0, b, -1.0, ap, r);
   let normr = Math.sqrt(yield* dot(r, r));
   const normr0 = normr;
   let rtz = 0;
   let iterations = 0;
   for (let it = 1; it <= maxIter && normr / normr0 > tolerance; it++) {
     if (precondition) yield* mg(d, 0, r, z);
-    else yield* k.waxpby(1.0, r, 0.0, r, z);
+    else k.waxpby(1.0, r, 0.0, r, z);
     if (it === 1) {
-      yield* k.copy(z, p);
+      k.copy(z, p);
       rtz = yield* dot(r, z);
     } else {
       const oldrtz = rtz;
       rtz = yield* dot(r, z);
-      yield* k.waxpby(1.0, z, rtz / oldrtz, p, p);
+      k.waxpby(1.0, z, rtz / oldrtz, p, p);
     }
     yield { halo: p };
-    yield* k.spmv(p, ap);
+    k.spmv(p, ap);
     const alpha = rtz / (yield* dot(p, ap));
-    yield* k.waxpby(1.0, x, alpha, p, x);
-    yield* k.waxpby(1.0, r, -alpha, ap, r);
+    k.waxpby(1.0, x, alpha, p, x);
+    k.waxpby(1.0, r, -alpha, ap, r);
     normr = Math.sqrt(yield* dot(r, r));
     iterations = it;
   }
@@ -136,9 +127,7 @@ export interface Symmetry { spmv: number; mg: number }
 /** HPCG's TestSymmetry of A and of the preconditioner, with reproducible pseudo-random vectors. */
 export function* symmetry(d: RankData): Program<Symmetry> {
   const { k } = d;
-  const dot = function* (u: Vec, v: Vec): Program<number> {
-    return (yield { dot: yield* k.dot(u, v) })!;
-  };
+  const dot = (u: Vec, v: Vec) => globalDot(k, u, v);
   const g = d.levels[0]!.g;
   const xv = new Vec(g), yv = new Vec(g), zv = new Vec(g);
   randomFill(xv, 1);
@@ -146,11 +135,11 @@ export function* symmetry(d: RankData): Program<Symmetry> {
   const aNorm = 2 * 26.0;
   const yNorm2 = yield* dot(yv, yv);
   yield { halo: yv };
-  yield* k.spmv(yv, zv);
+  k.spmv(yv, zv);
   const xtAy = yield* dot(xv, zv);
   const xNorm2 = yield* dot(xv, xv);
   yield { halo: xv };
-  yield* k.spmv(xv, zv);
+  k.spmv(xv, zv);
   const ytAx = yield* dot(yv, zv);
   const scale = (xNorm2 * aNorm * yNorm2 + yNorm2 * aNorm * xNorm2) * Number.EPSILON;
   yield* mg(d, 0, yv, zv);

@@ -360,6 +360,39 @@ Napi::Value DevCall(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// devCallHere(kernel, views, scalars): runs a kernel from devLoadKernel on this (the JS) thread
+// and returns when it has; the views are host memory no stream uses (the caller checked), read
+// and written in place. Returns the kernel's error (0: none).
+Napi::Value DevCallHere(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto id = static_cast<std::size_t>(info[0].As<Napi::Number>().Uint32Value());
+  if (id >= user_fns().size()) throw Napi::RangeError::New(env, "ttg_native.devCallHere: no such kernel");
+  Napi::Array views = info[1].As<Napi::Array>();
+  Napi::Float64Array scalars = info[2].As<Napi::Float64Array>();
+  constexpr uint32_t kInline = 8;  // most kernels take few operands: no heap allocation for them
+  void* ptr_small[kInline];
+  std::size_t len_small[kInline];
+  std::vector<void*> ptr_big;
+  std::vector<std::size_t> len_big;
+  const uint32_t n = views.Length();
+  if (n > kInline) {
+    ptr_big.resize(n);
+    len_big.resize(n);
+  }
+  void** ptrs = n > kInline ? ptr_big.data() : ptr_small;
+  std::size_t* lens = n > kInline ? len_big.data() : len_small;
+  for (uint32_t i = 0; i < n; ++i) {
+    Napi::TypedArray t = views.Get(i).As<Napi::TypedArray>();
+    const Span s = view_span(t, "devCallHere: buffer");
+    ptrs[i] = s.data;
+    lens[i] = t.ElementLength();
+  }
+  int error = 0;
+  const TtgKernelCall call{ptrs, lens, static_cast<int>(n), scalars.Data(), static_cast<int>(scalars.ElementLength()), nullptr, &error};
+  user_fns()[id](&call);
+  return Napi::Number::New(env, error);
+}
+
 Napi::Value DevMemInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::size_t free_b = 0, total = 0;
@@ -389,6 +422,7 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
   exports["devLoadKernel"] = Napi::Function::New(env, DevLoadKernel, "devLoadKernel");
   exports["devCall"] = Napi::Function::New(env, DevCall, "devCall");
+  exports["devCallHere"] = Napi::Function::New(env, DevCallHere, "devCallHere");
   exports["hash64"] = Napi::Function::New(env, Hash64, "hash64");
 }
 

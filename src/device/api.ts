@@ -11,7 +11,7 @@ import { DeviceErrors } from './errors.js';
 import { OpKind, Stream as StreamClass, type Stream } from './streams.js';
 import * as kernelFns from './kernels.js';
 import * as userKernels from './user-kernels.js';
-export type { Access, KernelFn, KernelOperands, KernelSpec } from './user-kernels.js';
+export type { Access, HereOperands, KernelFn, KernelOperands, KernelSpec } from './user-kernels.js';
 
 export { Stream } from './streams.js';
 export type { InputResult, DeviceStep } from './steps.js';
@@ -63,7 +63,8 @@ export function current_stream(): Stream | undefined {
 /**
  * The kernels of SPEC §5, identical on every backend, and a program's own: `load(library, specs)`
  * registers C functions from a shared library (native/include/ttg_kernel.h), `call(name, stream,
- * { buffers, scalars })` enqueues one (or call what `load` returned).
+ * { buffers, scalars })` enqueues one (or call what `load` returned), `callHere(name, { buffers,
+ * scalars })` (or `.here`) runs one on the calling thread at once.
  */
 export const kernels = {
   dgemm: kernelFns.dgemm,
@@ -74,6 +75,7 @@ export const kernels = {
   dscal: kernelFns.dscal,
   load: userKernels.load,
   call: userKernels.call,
+  callHere: userKernels.callHere,
 } as const;
 
 /**

@@ -13,6 +13,7 @@ import { DeviceErrors } from './errors.js';
 import { MemoryManager } from './memory.js';
 import { Placement } from './placement.js';
 import { StreamManager } from './streams.js';
+import type { TaskState } from './task-state.js';
 
 /** A started device runtime. */
 export interface DeviceRuntime {
@@ -24,6 +25,8 @@ export interface DeviceRuntime {
   memory: MemoryManager;
   /** Where device tasks go when places differ (a host place, slowed devices). */
   placement: Placement;
+  /** Device tasks that hold the buffers they listed: from their first `input()` until all they enqueued has run. */
+  holding: Set<TaskState>;
 }
 
 let current: DeviceRuntime | undefined;
@@ -57,7 +60,7 @@ export async function initDevices(options: DeviceOptions | undefined): Promise<v
   let streams: StreamManager | undefined;
   const backend = startBackend(native, o.backend as BackendName | undefined, o, (ids, errors) => streams!.onDone(ids, errors));
   streams = new StreamManager(backend);
-  current = { backend, streams, memory: new MemoryManager(backend, streams), placement: new Placement(backend, streams) };
+  current = { backend, streams, memory: new MemoryManager(backend, streams), placement: new Placement(backend, streams), holding: new Set() };
 }
 
 /** Brings every buffer's data home, then stops threads/streams and frees device memory. */

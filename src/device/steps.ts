@@ -241,6 +241,7 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   }
   if (!st.active) {
     st.active = true;
+    r.holding.add(st);
     r.streams.occupy(st.stream);
     task.tt.feedsDevice = true;
   }

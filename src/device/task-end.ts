@@ -96,6 +96,7 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
     c.busy_ms += ms;
   }
   st.active = false;
+  r.holding.delete(st);
   r.streams.vacate(st.stream);
   r.placement.ended(st.stream.device);
 }

@@ -8,9 +8,9 @@
 import { isAbsolute, resolve } from 'node:path';
 
 import { loadNative, nativeLoadError } from '../native/addon.js';
-import { Buffer, type AnyBuffer } from './buffer.js';
+import { Buffer, type AnyBuffer, type BufferArray } from './buffer.js';
 import { DeviceErrors } from './errors.js';
-import { requireRuntime } from './runtime.js';
+import { deviceRuntime, requireRuntime } from './runtime.js';
 import { place } from './kernels.js';
 import { noteOp, noteWrite } from './steps.js';
 import { Stream } from './streams.js';
@@ -36,8 +36,24 @@ export interface KernelOperands {
   scalars?: readonly number[];
 }
 
-/** A loaded kernel: call it with the task's stream and its operands. */
-export type KernelFn = (stream: Stream, operands: KernelOperands) => void;
+/**
+ * The operands of a call on the calling thread: typed arrays (the caller's memory) or
+ * `ttg.Buffer`s whose host copy is current and that no task or copy holds.
+ */
+export interface HereOperands {
+  buffers: ReadonlyArray<AnyBuffer | BufferArray>;
+  scalars?: readonly number[];
+}
+
+/**
+ * A loaded kernel: call it with the task's stream and its operands (enqueued, like the built-in
+ * kernels), or `.here(operands)` to run its host function on the calling thread at once.
+ */
+export interface KernelFn {
+  (stream: Stream, operands: KernelOperands): void;
+  /** Runs the kernel's host function on this thread and returns when it has ({@link callHere}). */
+  here(operands: HereOperands): void;
+}
 
 interface Loaded {
   library: string;
@@ -90,18 +106,21 @@ export function load<const S extends Record<string, KernelSpec>>(library: string
       }
       loaded.set(name, { library: path, spec: { ...spec, buffers: [...spec.buffers] }, host, cuda });
     }
-    out[name] = (stream, operands) => call(name, stream, operands);
+    out[name] = Object.assign((stream: Stream, operands: KernelOperands) => call(name, stream, operands), {
+      here: (operands: HereOperands) => callHere(name, operands),
+    });
   }
   return out as { [N in keyof S]: KernelFn };
 }
 
-/** Enqueues kernel `name` on `stream` (the task's, from `input()`); returns at once. */
-export function call(name: string, stream: Stream, operands: KernelOperands): void {
+function loadedKernel(name: string, what: string): Loaded {
   const k = loaded.get(name);
-  const what = `kernels.call('${String(name)}')`;
   if (k === undefined) throw DeviceErrors.invalid(what, 'names no loaded kernel: load it with ttg.device.kernels.load(library, { ... })');
-  const r = requireRuntime();
-  if (!(stream instanceof Stream)) throw DeviceErrors.invalid(what, 'needs the stream from `ttg.device.input(...)`');
+  return k;
+}
+
+/** The call's buffers and scalars, checked against the kernel's spec. */
+function checkOperands<B>(k: Loaded, what: string, operands: { buffers: readonly B[]; scalars?: readonly number[] }): { bufs: readonly B[]; scalars: readonly number[] } {
   const bufs = operands?.buffers;
   const access = k.spec.buffers;
   if (!Array.isArray(bufs) || bufs.length !== access.length) {
@@ -112,6 +131,17 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
   if (!Array.isArray(scalars) || scalars.length !== nScalars || scalars.some((x) => typeof x !== 'number')) {
     throw DeviceErrors.invalid(what, `takes ${nScalars} number(s) as scalars, got ${Array.isArray(scalars) ? `[${scalars.map((x) => typeof x).join(', ')}]` : String(scalars)}`);
   }
+  return { bufs, scalars };
+}
+
+/** Enqueues kernel `name` on `stream` (the task's, from `input()`); returns at once. */
+export function call(name: string, stream: Stream, operands: KernelOperands): void {
+  const what = `kernels.call('${String(name)}')`;
+  const k = loadedKernel(name, what);
+  const r = requireRuntime();
+  if (!(stream instanceof Stream)) throw DeviceErrors.invalid(what, 'needs the stream from `ttg.device.input(...)`');
+  const { bufs, scalars } = checkOperands(k, what, operands);
+  const access = k.spec.buffers;
   const fn = r.backend.name === 'cuda' ? k.cuda : k.host;
   if (fn === undefined) throw DeviceErrors.invalid(what, 'has no CUDA function (give cuda: in kernels.load) and the backend is cuda');
   const places: Array<number | ArrayBufferView> = [];
@@ -130,4 +160,39 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
   });
   r.memory.counters[stream.device]!.kernels++;
   stream.kernels++;
+}
+
+/**
+ * Runs kernel `name`'s host function on the calling thread and returns when it has: no stream, no
+ * hand-off, no completion to wait for; for kernels shorter than a hand-off to a stream's worker
+ * (tens of microseconds), on any backend. A typed array is the caller's memory, read and written
+ * in place; a `ttg.Buffer` must be current on the host and held by no device task or copy in
+ * flight (else `E_INVALID_ARGUMENT`), and one the kernel writes loses its device copies.
+ */
+export function callHere(name: string, operands: HereOperands): void {
+  const what = `kernels.callHere('${String(name)}')`;
+  const k = loadedKernel(name, what);
+  const { bufs, scalars } = checkOperands(k, what, operands);
+  const views = bufs.map((b, i) => (b instanceof Buffer ? hostOf(b, what, i) : checkedView(b, what, i)));
+  const error = loadNative()!.devCallHere(k.host, views, Float64Array.from(scalars));
+  bufs.forEach((b, i) => {
+    if (b instanceof Buffer && k.spec.buffers[i] !== 'in') deviceRuntime()?.memory.hostWrites(b);
+  });
+  if (error !== 0) throw DeviceErrors.opFailed(`${what} returned error ${error}`);
+}
+
+function checkedView(a: unknown, what: string, i: number): BufferArray {
+  if (!ArrayBuffer.isView(a) || a instanceof DataView) throw DeviceErrors.invalid(what, `buffer ${i} is neither a typed array nor a ttg.Buffer`);
+  return a as BufferArray;
+}
+
+/** `b.host`, when nothing else may be using it now. */
+function hostOf(b: AnyBuffer, what: string, i: number): BufferArray {
+  const r = deviceRuntime();
+  const busy = !b.hostValid ? 'its current contents are on a device (`await b.toHost()` first)'
+    : r !== undefined && [...r.holding].some((st) => st.listed.includes(b)) ? 'a device task holds it (listed in its `ttg.device.input`) until its kernels have run'
+      : b.toHostPending !== undefined || b.queuedReaders > 0 || b.copies.some((c) => c !== undefined && c.pins > 0) ? 'a copy or a kernel still uses it'
+        : undefined;
+  if (busy !== undefined) throw DeviceErrors.invalid(what, `buffer ${i}: ${busy}`);
+  return b.host;
 }

@@ -331,6 +331,7 @@ export interface NativeAddon {
    * or host views) with their element counts, and its scalars; `notify` as for {@link NativeAddon.devOp}.
    */
   devCall(stream: number, kernel: number, buffers: Array<number | ArrayBufferView>, lengths: Float64Array, scalars: Float64Array, notify: number): void;
+  devCallHere(kernel: number, views: ArrayBufferView[], scalars: Float64Array): number;
   /**
    * A 64-bit hash of the view's bytes, read in place, for change detection: XXH64 (seed 0, the
    * value xxhash-wasm's `h64Raw` gives) up to 1 MiB; beyond, XXH64 of the XXH64s of its 1 MiB
@@ -341,7 +342,7 @@ export interface NativeAddon {
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'hash64',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -1,8 +1,9 @@
 /**
  * A program's own kernels on the backend of this run (suite.ts): built here with cc from
  * test/fixtures/kernels/test_kernels.c, loaded with `ttg.device.kernels.load`, enqueued like the
- * built-in kernels (several times in one task, across tasks, with waits between), and refused,
- * naming the kernel, when the call does not match what was declared.
+ * built-in kernels (several times in one task, across tasks, with waits between) or run on the
+ * calling thread (`.here`), and refused, naming the kernel, when the call does not match what was
+ * declared.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -36,8 +37,10 @@ const SPECS = {
   axpby: { host: 'axpby', buffers: ['in', 'inout'], scalars: 2 },
   describe: { host: 'describe', buffers: ['in', 'in', 'out'], scalars: 3 },
   increment: { host: 'increment', buffers: ['inout'] },
+  on_main_thread: { host: 'on_main_thread', buffers: ['out'] },
+  fail_with: { host: 'fail_with', buffers: [], scalars: 1 },
 } as const satisfies Record<string, ttg.device.KernelSpec>;
-const CUDA_NAMES = { axpby: 'axpby_cuda', describe: 'describe_cuda', increment: 'increment_cuda' } as const;
+const CUDA_NAMES: Partial<Record<keyof typeof SPECS, string>> = { axpby: 'axpby_cuda', describe: 'describe_cuda', increment: 'increment_cuda' };
 function specs(): typeof SPECS {
   if (backend !== 'cuda') return SPECS;
   return Object.fromEntries(Object.entries(SPECS).map(([k, v]) => [k, { ...v, cuda: CUDA_NAMES[k as keyof typeof SPECS] }])) as unknown as typeof SPECS;
@@ -58,7 +61,7 @@ async function inTask(body: () => Generator<unknown, void, unknown>): Promise<vo
 describe(`a program's own kernels on the ${backend} backend`, () => {
   onSuiteDevices();
   let lib = '';
-  let k: { axpby: ttg.device.KernelFn; describe: ttg.device.KernelFn; increment: ttg.device.KernelFn };
+  let k: Record<keyof typeof SPECS, ttg.device.KernelFn>;
   before(() => {
     lib = build();
     k = ttg.device.kernels.load(lib, specs());
@@ -154,6 +157,62 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
     expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ["'axpby'", "TT 'uk-bad-call'", 'key 3']);
     // outside any task
     expectTtgError(thrown(() => k.axpby(undefined as unknown as ttg.device.Stream, { buffers: [x, y], scalars: [1, 2] })), 'E_INVALID_ARGUMENT', ["'axpby'"]);
+  });
+
+  it('.here runs the host function on the calling thread at once, on typed arrays or idle Buffers, in and out of tasks', async () => {
+    const x = Float64Array.of(1, 2, 3);
+    const y = new Float64Array(3).fill(1);
+    k.axpby.here({ buffers: [x, y], scalars: [2, 3] });
+    expect([...y]).to.deep.equal([5, 7, 9]);
+    ttg.device.kernels.callHere('axpby', { buffers: [x, y], scalars: [0, 2] });
+    expect([...y]).to.deep.equal([10, 14, 18]);
+    const where = new Float64Array(1);
+    k.on_main_thread.here({ buffers: [where] });
+    expect(where[0]).to.equal(1);
+    const out = new Float64Array(8);
+    k.describe.here({ buffers: [new Float32Array(7), Int32Array.of(1, 2, 3), out], scalars: [1.5, -2, 1e300] });
+    expect([...out]).to.deep.equal([303, 7, 3, 8, 1.5, -2, 1e300, 1]);
+    // in a host task, on a Buffer it received
+    const e = new ttg.Edge<number, ttg.Buffer<Int32Array>>('uk-here');
+    const seen: number[] = [];
+    const tt = ttg.make_tt((_k: number, b: ttg.Buffer<Int32Array>) => {
+      k.increment.here({ buffers: [b] });
+      seen.push(...b.host);
+    }, [e], [], { name: 'uk-here-task' });
+    ttg.make_graph_executable(tt);
+    tt.invoke(0, new ttg.Buffer(Int32Array.of(4, 5)));
+    await fence();
+    expect(seen).to.deep.equal([5, 6]);
+  });
+
+  it('a Buffer .here writes loses its device copies: the next kernel on it reads what .here wrote', async () => {
+    const y = new ttg.Buffer(new Int32Array(4));
+    const inc = function* () {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      k.increment(stream, { buffers: [y] });
+      yield ttg.device.kernel(y);
+    };
+    await inTask(inc);
+    k.increment.here({ buffers: [y] });
+    expect([...y.host]).to.deep.equal([2, 2, 2, 2]);
+    await inTask(inc);
+    expect([...y.host]).to.deep.equal([3, 3, 3, 3]);
+  });
+
+  it('.here refuses a Buffer a running task holds, operands that are not arrays, and reports the kernel\'s error', async () => {
+    const y = new ttg.Buffer(new Int32Array(2));
+    let held: unknown;
+    await inTask(function* () {
+      yield ttg.device.input(y);
+      held = thrown(() => k.increment.here({ buffers: [y] }));
+    });
+    expectTtgError(held, 'E_INVALID_ARGUMENT', ["callHere('increment')", 'buffer 0', 'a device task holds it']);
+    expect([...y.host]).to.deep.equal([0, 0]);
+    expectTtgError(thrown(() => k.increment.here({ buffers: [new DataView(new ArrayBuffer(8)) as unknown as Int32Array] })), 'E_INVALID_ARGUMENT', ["'increment'", 'neither a typed array nor a ttg.Buffer']);
+    expectTtgError(thrown(() => k.axpby.here({ buffers: [new Float64Array(1)], scalars: [1, 2] })), 'E_INVALID_ARGUMENT', ["'axpby'", 'takes 2 buffer(s)']);
+    expectTtgError(thrown(() => ttg.device.kernels.callHere('nope', { buffers: [] })), 'E_INVALID_ARGUMENT', ["'nope'", 'names no loaded kernel']);
+    expectTtgError(thrown(() => k.fail_with.here({ buffers: [], scalars: [7] })), 'E_DEVICE', ["callHere('fail_with')", 'error 7']);
+    expect(() => k.fail_with.here({ buffers: [], scalars: [0] })).to.not.throw();
   });
 
   it('a kernel with a CUDA function too (built by nvcc when it exists) loads; this backend runs the function for it', async function () {
