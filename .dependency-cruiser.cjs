@@ -1,7 +1,7 @@
 /**
  * The rooms of src/ and the direction of their imports (`npm run structure`, run by CI):
  *
- *   base ◀── serialize ◀── core ◀── transport ◀─┐
+ *   base ◀── serialize ◀── ttg  ◀── transport ◀─┐
  *     ▲          ▲          ▲ ◀──── device ◀─────┤ world ◀── index
  *     └──────── native ◀────┴── (transport, device) ┘
  *
@@ -27,11 +27,11 @@ module.exports = {
     room('base', []),
     room('serialize', ['base']),
     room('native', ['base']),
-    room('core', ['base', 'serialize']),
-    room('transport', ['base', 'serialize', 'native', 'core']),
-    room('device', ['base', 'serialize', 'native', 'core']),
-    room('world', ['base', 'serialize', 'native', 'core', 'transport', 'device']),
-    room('tools', ['core']),
+    room('ttg', ['base', 'serialize']),
+    room('transport', ['base', 'serialize', 'native', 'ttg']),
+    room('device', ['base', 'serialize', 'native', 'ttg']),
+    room('world', ['base', 'serialize', 'native', 'ttg', 'transport', 'device']),
+    room('tools', ['ttg']),
     {
       name: 'no-orphans',
       comment: 'every module of src/ is used',

@@ -5,7 +5,7 @@
  */
 import type { TtgError } from '../base/errors.js';
 import { devicePollUs } from '../base/settings.js';
-import { streamTid, tracer, type Tracer } from '../core/trace.js';
+import { streamTid, tracer, type Tracer } from '../ttg/trace.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
@@ -59,7 +59,7 @@ const AFFINITY_SLACK = 1;
 
 /**
  * Device tasks a stream should carry so that its next kernel is queued when one ends: below it,
- * ready device tasks run before host tasks of higher priority (core/ready-tasks.ts).
+ * ready device tasks run before host tasks of higher priority (ttg/ready-tasks.ts).
  */
 const FEED_DEPTH = 2;
 

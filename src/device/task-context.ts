@@ -9,8 +9,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import type { DevicePort } from '../core/device-port.js';
-import type { Task } from '../core/task.js';
+import type { DevicePort } from '../ttg/device-port.js';
+import type { Task } from '../ttg/task.js';
 
 let storage: AsyncLocalStorage<Task | undefined> | undefined;
 

@@ -5,8 +5,8 @@
  * report ends the same way, with nobody told.
  */
 import type { TtgError } from '../base/errors.js';
-import type { Task } from '../core/task.js';
-import type { TTImpl } from '../core/tt.js';
+import type { Task } from '../ttg/task.js';
+import type { TTImpl } from '../ttg/tt.js';
 import { settleHostWrites } from './host-writes.js';
 import { unmarkQueuedRead } from './queued-reads.js';
 import { ReadOnlyWatch } from './read-only.js';

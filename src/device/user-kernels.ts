@@ -51,7 +51,7 @@ export interface HereOperands {
  */
 export interface KernelFn {
   (stream: Stream, operands: KernelOperands): void;
-  /** Runs the kernel's host function on this thread and returns when it has ({@link callHere}). */
+  /** Runs the kernel's host function on this thread and returns when it has (`kernels.callHere`). */
   here(operands: HereOperands): void;
 }
 

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-import type { TraceEvent } from '../core/trace.js';
+import type { TraceEvent } from '../ttg/trace.js';
 
 /** The fields of a trace event the renderer reads. */
 export type SvgEvent = Pick<TraceEvent, 'name' | 'ph' | 'ts' | 'pid' | 'tid' | 'dur' | 'id' | 'args'>;

@@ -1,7 +1,7 @@
 /** Failures announced by other ranks. */
 import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
 import { encode } from '../serialize/codec.js';
-import { Wire, type WireMessage } from '../core/wire.js';
+import { Wire, type WireMessage } from '../ttg/wire.js';
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;

@@ -12,7 +12,7 @@
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
 import { allocTyped, TYPED, viewReceived } from '../serialize/typed-arrays.js';
-import { Wire, type Target, type WireMessage } from '../core/wire.js';
+import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
 
 const MARK = 0xc1;
 const BYTES = 24;

@@ -1,8 +1,8 @@
 /** The transport of a world of one rank. */
 import type { TtgError } from '../base/errors.js';
 import { rehearse } from './travel-check.js';
-import type { Transport, TransportHost } from '../core/transport.js';
-import type { Target } from '../core/wire.js';
+import type { Transport, TransportHost } from '../ttg/transport.js';
+import type { Target } from '../ttg/wire.js';
 
 /** A world of one rank: quiescence is local idleness. */
 export class LocalTransport implements Transport {

@@ -1,7 +1,7 @@
 /** Names of messages for traces and errors. */
 import { Errors, type TtgError } from '../base/errors.js';
-import type { TransportHost } from '../core/transport.js';
-import { Wire, type WireMessage } from '../core/wire.js';
+import type { TransportHost } from '../ttg/transport.js';
+import { Wire, type WireMessage } from '../ttg/wire.js';
 
 /** Trace names of the counted message kinds. */
 export const KIND_NAMES: Record<number, string> = {

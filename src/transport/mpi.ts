@@ -20,16 +20,16 @@ import { untilQuiet } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { tracer } from '../core/trace.js';
+import { tracer } from '../ttg/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { ReduceOp, Transport, TransportHost } from '../core/transport.js';
+import type { ReduceOp, Transport, TransportHost } from '../ttg/transport.js';
 import { serializeError } from './serialize-error.js';
 import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
-import { Wire, type Target, type WireMessage } from '../core/wire.js';
+import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
 import { InOrder, type Step } from './in-order.js';
-import { release, retain } from '../core/cow.js';
+import { release, retain } from '../ttg/cow.js';
 
 /**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are

@@ -5,7 +5,7 @@
  */
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import type { Tracer } from '../core/trace.js';
+import type { Tracer } from '../ttg/trace.js';
 
 /** Bytes of a trailer. */
 export const TRAILER = 17;

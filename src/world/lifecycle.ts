@@ -10,16 +10,16 @@ import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, traceFile, travelCheckRequested } from '../base/settings.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import type { FenceOptions } from '../core/fence.js';
-import type { FenceReport } from '../core/fence-report.js';
+import type { FenceOptions } from '../ttg/fence.js';
+import type { FenceReport } from '../ttg/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
-import { defaultRuntime } from '../core/runtime.js';
-import { World } from '../core/world.js';
-import { startTracing, stopTracing, tracer, writeTrace } from '../core/trace.js';
+import { defaultRuntime } from '../ttg/runtime.js';
+import { World } from '../ttg/world.js';
+import { startTracing, stopTracing, tracer, writeTrace } from '../ttg/trace.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
-import type { Transport } from '../core/transport.js';
+import type { Transport } from '../ttg/transport.js';
 
 
 /** Options of {@link initialize}. */

@@ -3,7 +3,7 @@
  * copy-on-write at 2 ranks and dropping its per-key plans with a failed phase at 2 and 3 ranks; a
  * fence that must not call a world complete while a message waits for a TT that is not executable;
  * a `world.split` rejected on one rank that must not leave the ranks out of step. Their one-process
- * side is test/core/hostile-allreduce.test.ts. Every run has a timeout, so a hang fails the test.
+ * side is test/ttg/hostile-allreduce.test.ts. Every run has a timeout, so a hang fails the test.
  */
 import { fileURLToPath } from 'node:url';
 

@@ -80,7 +80,7 @@ export interface Transport {
   finalize(): Promise<void>;
   /**
    * Collective over this world: `values` reduced element-wise with `op` over its ranks. Every
-   * rank passes the same op and length (src/core/collectives.ts checks that first).
+   * rank passes the same op and length (src/ttg/collectives.ts checks that first).
    */
   reduce(values: Float64Array, op: ReduceOp): Promise<Float64Array>;
   /** Collective over this world: rank `root`'s `bytes` into every rank's `bytes` (all of one length). */
