@@ -5,7 +5,8 @@
  * its awaits. Once it is on, every promise of the process pays for its bookkeeping, so it goes on
  * only for a program with async device bodies: before the first task of an async body whose text
  * names the device API, or at the first device step an async body makes before its first await
- * (the scheduler names the task whose async body it is calling).
+ * (the scheduler names the task whose async body it is calling), or before the first task of an
+ * async body that names a world collective.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -32,10 +33,11 @@ export function stepTask(port: DevicePort): Task | undefined {
  * The scheduler's `checkAsyncBody`: an async body whose text names the device API may make its
  * first device step after an ordinary await, when only the context could tell its task; the
  * context goes on before its first task runs. (A body that only calls helpers making the steps
- * is found at its first step made before any await.)
+ * is found at its first step made before any await.) So does one that names a collective, which
+ * its world refuses from its own tasks (ttg/in-task.ts), also after an await.
  */
 export function checkAsyncBody(port: DevicePort, body: Function): void {
-  if (storage === undefined && /\bdevice\b/.test(String(body))) start(port, undefined);
+  if (storage === undefined && /\bdevice\b|\b(allreduce|broadcast|barrier|fence|split)\s*\(/.test(String(body))) start(port, undefined);
 }
 
 function start(port: DevicePort, t: Task | undefined): void {
@@ -45,6 +47,7 @@ function start(port: DevicePort, t: Task | undefined): void {
     run: (task, f) => s.run(task, f),
     outside: (f) => s.run(undefined, f),
     leave: () => s.enterWith(undefined),
+    current: () => s.getStore(),
   };
   // the body being called continues after its awaits as this task's code
   if (t !== undefined) s.enterWith(t);

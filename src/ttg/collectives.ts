@@ -11,6 +11,7 @@
 import { Errors } from '../base/errors.js';
 import { decode, encode } from '../serialize/codec.js';
 import { copyPartsFrom } from '../serialize/small-parts.js';
+import { calledInTask } from './in-task.js';
 import type { Runtime } from './runtime.js';
 import type { ReduceOp } from './transport.js';
 
@@ -66,17 +67,25 @@ async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] 
   return [m[2 * FIELDS]!, m[2 * FIELDS + 1]!, m[2 * FIELDS + 2]! < 0];
 }
 
+/** Throws when a task of `rt`'s world calls a collective: the call would wait for the fence that waits for the task. */
+export function refuseInTask(rt: Runtime, what: string): void {
+  const e = calledInTask(rt, what);
+  if (e !== undefined) throw e;
+}
+
 /** Resolves once every rank of the world has called it. */
 export function barrier(rt: Runtime): Promise<void> {
   rt.check('World.barrier()');
+  refuseInTask(rt, 'World.barrier()');
   return rt.lane.run(async () => {
     await agree(rt, [Kind.Barrier, -1, -1, -1, -1]);
-  });
+  }, 'World.barrier()');
 }
 
 /** `x` reduced with `op` over the world's ranks, in double precision, returned in `x`'s type. */
 export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp): Promise<T> {
   rt.check('World.allreduce()');
+  refuseInTask(rt, 'World.allreduce()');
   const type = typeof x === 'number' ? 0 : TYPES.findIndex((C) => x instanceof C) + 1 || INVALID;
   const opIndex = OPS.indexOf(op);
   const length = typeof x === 'number' ? 1 : type === INVALID ? INVALID : (x as ArrayLike<number>).length;
@@ -95,12 +104,13 @@ export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp):
     }
     if (typeof x === 'number') return r[0] as T;
     return new (x.constructor as new (a: ArrayLike<number>) => T)(r);
-  });
+  }, 'World.allreduce()');
 }
 
 /** Root's `x` on every rank (a copy, decoded from its serialized form; the root gets `x` itself). */
 export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
   rt.check('World.broadcast()');
+  refuseInTask(rt, 'World.broadcast()');
   const rootOk = Number.isInteger(root) && root >= 0 && root < rt.size;
   // The root serializes `x` now, so that changes the program makes to it later are not broadcast.
   let packed: { bytes: Uint8Array; headerBytes: number } | undefined;
@@ -123,7 +133,7 @@ export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
     const decoded = decode<T>(bytes.subarray(0, headerBytes));
     copyPartsFrom(bytes.subarray(align8(headerBytes)), decoded.parts);
     return decoded.msg;
-  });
+  }, 'World.broadcast()');
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;

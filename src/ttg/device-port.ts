@@ -36,6 +36,8 @@ export interface TaskContext {
   outside<R>(f: () => R): R;
   /** Leaves the task that the synchronous code running now was made part of. */
   leave(): void;
+  /** The task whose code is running now (also after its awaits), if any. */
+  current(): Task | undefined;
 }
 
 /** A body's iterator, as the scheduler drives it. */
@@ -74,7 +76,7 @@ export interface DevicePort {
   endTask(t: Task, then: (t: Task, error?: unknown) => void): boolean;
   /** A task given up by a hang report: what it holds on devices is given back once its queued work has run. */
   abandonTask(t: Task): void;
-  /** Called once per TT with an async body before its first task (the task context may go on). */
+  /** Called once per TT with an async body before its first task (the task context may go on: for a body naming the device API or a collective). */
   checkAsyncBody(body: Function): void;
   /**
    * Set by the device layer once an async body made a device step: async bodies and async

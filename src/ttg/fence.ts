@@ -7,6 +7,7 @@ import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
 import { hangTimeout } from '../base/settings.js';
 import { Watchdog } from './watchdog.js';
+import { calledInTask } from './in-task.js';
 
 /** Options of `fence`. */
 export interface FenceOptions {
@@ -22,14 +23,10 @@ export interface FenceOptions {
  * fence has ended.
  */
 export function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
-  const t = rt.scheduler.inBody;
-  if (t !== undefined) {
-    // it would wait for the task that waits for it: refused at once rather than a hang report
-    return Promise.reject(Errors.invalidArgument('fence()', 'was called from a task body of its own world; the fence waits for that task to end (fence from the main program, between phases)', {
-      tt: t.tt.name, key: t.key, rank: rt.rank,
-    }));
-  }
-  return rt.lane.run(() => fenceTurn(rt, options));
+  // it would wait for the task that waits for it: refused at once rather than a hang report
+  const inTask = calledInTask(rt, 'fence()');
+  if (inTask !== undefined) return Promise.reject(inTask);
+  return rt.lane.fence(() => fenceTurn(rt, options));
 }
 
 async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceReport> {

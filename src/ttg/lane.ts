@@ -6,11 +6,30 @@
  */
 export class Lane {
   private tail: Promise<void> = Promise.resolve();
+  private fences = 0;
+  /**
+   * The first collective that took its turn while a fence had one and that has not yet run: if a
+   * task of the world awaits it, the fence never ends (its hang report says so).
+   */
+  behindFence: string | undefined;
 
-  /** Runs `op` after every operation that took its turn before; the turn is taken now. */
-  run<T>(op: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(op);
+  /** Runs `op` after every operation that took its turn before; the turn is taken now. `what` names a collective. */
+  run<T>(op: () => Promise<T>, what?: string): Promise<T> {
+    if (what !== undefined && this.fences > 0) this.behindFence ??= what;
+    const result = this.tail.then(() => {
+      if (what !== undefined && this.behindFence === what) this.behindFence = undefined;
+      return op();
+    });
     this.tail = result.then(() => undefined, () => undefined);
+    return result;
+  }
+
+  /** Runs a fence's `op` in turn: collectives that take their turns until it has ended are noted. */
+  fence<T>(op: () => Promise<T>): Promise<T> {
+    this.fences++;
+    const result = this.run(op);
+    const ended = () => { this.fences--; };
+    result.then(ended, ended);
     return result;
   }
 }

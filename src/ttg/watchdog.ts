@@ -116,6 +116,8 @@ export function hangReport(rt: Runtime, timeoutS: number): { text: string; summa
     const name = rt.ttById(id)?.name;
     lines.push(`  messages: ${n} for TT ${name === undefined ? `#${id} (not built on this rank)` : `'${name}'`} that is not executable here`);
   }
+  const behind = rt.lane.behindFence;
+  if (behind !== undefined) lines.push(`  waiting for this fence: ${behind}`);
   const queued = scheduler.pending - running.length;
   if (queued > 0) lines.push(`  queued: ${queued} task(s)`);
   const counts = (rt.transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();
@@ -123,8 +125,10 @@ export function hangReport(rt: Runtime, timeoutS: number): { text: string; summa
   if (counts !== undefined) lines.push(`  messages sent ${counts.sent}, received ${counts.received} by this rank, and ${parkedTotal} more waiting for a TT`);
   const head = `ttg: rank ${rt.rank}: fence() made no progress for ${timeoutS} s (TTG_HANG_TIMEOUT); this rank holds:`;
   const text = [head, ...(lines.length === 0 ? ['  nothing (waiting for other ranks)'] : lines)].join('\n');
+  const cause = behind === undefined || running.length === 0 ? ''
+    : `; ${behind} was called while this fence ran and waits for it to end: a task of this world that awaits it never ends (call collectives from the main program)`;
   const summary = `rank ${rt.rank} holds ${running.length} running task(s)${running.length > 0 ? ` (first: ${running[0]!.tt.name}[${describeKey(running[0]!.key)}])` : ''}, `
     + `${report.incomplete.length} missing inputs, ${report.held.length} held by constraints, `
-    + `${parkedTotal} message(s) waiting for a TT`;
+    + `${parkedTotal} message(s) waiting for a TT${cause}`;
   return { text, summary };
 }

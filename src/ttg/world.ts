@@ -3,7 +3,7 @@
  * every rank (`ttg.initialize()`); `split` makes sub-worlds, each with a runtime of its own.
  */
 import { Errors } from '../base/errors.js';
-import { allreduce, barrier, broadcast, type Reducible, type ReduceOp } from './collectives.js';
+import { allreduce, barrier, broadcast, refuseInTask, type Reducible, type ReduceOp } from './collectives.js';
 import { fenceRuntime, type FenceOptions } from './fence.js';
 import type { FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
@@ -52,7 +52,8 @@ export class World {
 
   /**
    * Resolves once every rank of this world has called it. Like every collective here: called by
-   * the main program (not inside a task), by every rank, in the same order as the world's other
+   * the main program (from a task of this world it throws `E_INVALID_ARGUMENT` naming the task: it
+   * would wait for the fence that waits for that task), by every rank, in the same order as the world's other
    * collectives, fences and splits; they run one after another. Ranks that call different
    * collectives (or the same one with a different op, length, type or root) get `E_COLLECTIVE`
    * naming each rank's call, on every rank, instead of a hang.
@@ -88,7 +89,12 @@ export class World {
    * with `make_tt(..., { world })`), fences, errors and termination detection; it runs alongside
    * this one and ends with `ttg.finalize()`.
    */
-  async split(color: number, key: number = this.rank): Promise<World | undefined> {
+  split(color: number, key: number = this.rank): Promise<World | undefined> {
+    refuseInTask(this.runtime, 'World.split()');
+    return this.splitTurn(color, key);
+  }
+
+  private async splitTurn(color: number, key: number): Promise<World | undefined> {
     const parent = this.runtime;
     parent.check('World.split()');
     let bad: Error | undefined;
@@ -99,7 +105,7 @@ export class World {
     // together and the world's next collective is matched with the same call everywhere.
     let rt: Runtime | undefined;
     try {
-      rt = await parent.lane.run(() => parent.split(bad === undefined ? (color < 0 ? -1 : color) : NaN, bad === undefined ? key : 0));
+      rt = await parent.lane.run(() => parent.split(bad === undefined ? (color < 0 ? -1 : color) : NaN, bad === undefined ? key : 0), 'World.split()');
     } catch (e) {
       throw bad ?? e;
     }

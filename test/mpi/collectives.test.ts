@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { rankResults } from './rank-results.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
+import { rankResults, resultLines } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/collectives.js', import.meta.url));
 
@@ -56,6 +57,32 @@ describe('world collectives under mpirun', function () {
         expect(r['allInvalid']).to.match(/^E_INVALID_ARGUMENT: .*'sum', 'min', 'max' or 'prod'/);
         expect(r['unserializable']).to.match(/^E_SERIALIZE: cannot serialize the value broadcast by rank 0/);
         expect(r['after']).to.equal(np);
+      }
+    });
+
+    it(`a collective called from a task of the world is E_INVALID_ARGUMENT naming it, at once, on every rank, at ${np} ranks`, () => {
+      for (const r of results(np, 'intask')) {
+        // every rank's fence rejects with the world's first error, naming one of the tasks (on its owner rank)
+        const a = /^E_INVALID_ARGUMENT: World.allreduce\(\) was called from a task body of its own world.*TT 'AWAITS', key (\d+), rank (\d+)/.exec(String(r['async']));
+        expect(a, String(r['async'])).to.not.equal(null);
+        expect(Number(a![1])).to.be.within(0, np - 1);
+        expect(Number(a![2])).to.be.within(0, np - 1);
+        const p = /^E_INVALID_ARGUMENT: World.barrier\(\) was called from a task body.*TT 'PLAIN', key (\d+), rank (\d+)/.exec(String(r['plain']));
+        expect(p, String(r['plain'])).to.not.equal(null);
+        expect(Number(p![1])).to.be.within(10, 10 + np - 1);
+        expect(r['unreached']).to.equal(undefined);
+        expect(r['seconds']).to.be.below(10);
+        expect(r['after']).to.equal(np);
+      }
+    });
+
+    it(`an async body awaiting a collective through a helper: the hang report names the collective as the cause, at ${np} ranks`, () => {
+      // the lane still holds the collective, so the job then ends non-zero: read each rank's result line
+      const run = mpirun(np, SCRIPT, ['helper'], 60_000);
+      const lines = resultLines<Result>(run.stdout);
+      expect(lines.map((r) => r.rank).sort(), run.output).to.deep.equal([...Array(np).keys()]);
+      for (const r of lines) {
+        expect(r['helper']).to.match(new RegExp(`^E_HANG: .*HELPED\\[${r.rank}\\].*World.allreduce\\(\\) was called while this fence ran and waits for it to end: a task of this world that awaits it never ends`));
       }
     });
   }

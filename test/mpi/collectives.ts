@@ -8,6 +8,12 @@
  *   misuse:   ranks calling different collectives, typed arrays of different lengths, different
  *             roots, a value that is not reducible on one rank only, a broadcast value that
  *             cannot be serialized; each rejects on every rank, and the world goes on working.
+ *   intask:   a task of the world awaiting world.allreduce after an earlier await, and a plain
+ *             body calling world.barrier: each fence rejects at once with E_INVALID_ARGUMENT naming
+ *             the task; the world then works (fence, allreduce).
+ *   helper:   an async body awaiting world.allreduce through a helper, after an await (where
+ *             the task context cannot tell the task): the fence's E_HANG (TTG_HANG_TIMEOUT=2)
+ *             names the collective as the cause.
  */
 import * as ttg from 'ttg';
 
@@ -91,6 +97,37 @@ if (mode === 'ok') {
   await world.fence();
   out['dot'] = seen.sort((a, b) => a[0] - b[0]);
   out['one'] = sums.sort((a, b) => a[0] - b[0]);
+} else if (mode === 'helper') {
+  process.env['TTG_HANG_TIMEOUT'] = '2';
+  const helper = () => world.allreduce(1);
+  const e = new ttg.Edge<number, number>('in');
+  const tt = ttg.make_tt(async (_k: number, _v: number) => {
+    await Promise.resolve();
+    await helper();
+  }, [e], [], { name: 'HELPED' });
+  ttg.make_graph_executable(tt);
+  tt.invoke(rank, 1);
+  out['helper'] = await outcome(world.fence({ quiet: true }));
+} else if (mode === 'intask') {
+  const e = new ttg.Edge<number, number>('in');
+  const asyncTT = ttg.make_tt(async (k: number, v: number) => {
+    await Promise.resolve();
+    await world.allreduce(v);
+  }, [e], [], { name: 'AWAITS' });
+  const f = new ttg.Edge<number, number>('in2');
+  const plainTT = ttg.make_tt((_k: number, v: number) => {
+    void world.barrier();
+    out['unreached'] = v;
+  }, [f], [], { name: 'PLAIN' });
+  ttg.make_graph_executable(asyncTT, plainTT);
+  const t0 = performance.now();
+  asyncTT.invoke(rank, 1);
+  out['async'] = await outcome(world.fence());
+  plainTT.invoke(10 + rank, 1);
+  out['plain'] = await outcome(world.fence());
+  out['seconds'] = (performance.now() - t0) / 1000;
+  await world.fence();
+  out['after'] = await world.allreduce(1);
 } else {
   out['kinds'] = await outcome(rank === 0 ? world.barrier() : world.allreduce(1));
   out['lengths'] = await outcome(world.allreduce(new Float64Array(rank + 1)));

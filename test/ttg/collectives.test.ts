@@ -13,6 +13,47 @@ describe('world collectives on one rank', () => {
     world = await ttg.initialize();
   });
 
+  it('a collective, fence or split called from a task of the world is E_INVALID_ARGUMENT naming the task, at once (sync, async after awaits, generator)', async () => {
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['World.allreduce()', () => world.allreduce(1)],
+      ['World.barrier()', () => world.barrier()],
+      ['World.broadcast()', () => world.broadcast(1)],
+      ['World.split()', () => world.split(0)],
+      ['fence()', () => world.fence()],
+    ];
+    const t0 = performance.now();
+    for (const [what, call] of calls) {
+      const e = new ttg.Edge<number, number>(`col-in-${what}`);
+      const bodies = {
+        PLAIN: (_k: number, _v: number) => { void call().catch(() => {}); throw new Error('unreached'); },
+        ASYNC: async (_k: number, _v: number) => {
+          await new Promise((r) => setTimeout(r, 1));
+          await Promise.resolve();
+          // named in the body's text, as a program writes it (the task context then follows the body)
+          if (what === 'World.allreduce()') await world.allreduce(1);
+          else if (what === 'World.barrier()') await world.barrier();
+          else if (what === 'World.broadcast()') await world.broadcast(1);
+          else if (what === 'World.split()') await world.split(0);
+          else await world.fence();
+        },
+        GEN: function* (_k: number, _v: number) { yield call(); },
+      };
+      for (const [kind, body] of Object.entries(bodies)) {
+        const tt = ttg.make_tt(body as (k: number, v: number) => void, [e], [], { name: `${kind}-${what}` });
+        ttg.make_graph_executable(tt);
+        tt.invoke(7, 0);
+        // a plain body's rejected fence() promise is the one case that does not throw: the fence names it by its result
+        if (kind === 'PLAIN' && what === 'fence()') {
+          expectTtgError(await rejection(ttg.fence({ quiet: true })), 'E_TASK_FAILED', ['unreached']);
+          continue;
+        }
+        expectTtgError(await rejection(ttg.fence({ quiet: true })), 'E_INVALID_ARGUMENT', [what, 'task body of its own world', `TT '${kind}-${what}'`, 'key 7']);
+      }
+    }
+    expect(performance.now() - t0).to.be.below(10_000);
+    expect(await world.allreduce(3)).to.equal(3);
+  });
+
   it('barrier resolves; allreduce gives a new value of the same type; broadcast gives the root its own value', async () => {
     await world.barrier();
     expect(await world.allreduce(2.5)).to.equal(2.5);
