@@ -9,7 +9,9 @@
  *   without moving the current ordinal, so lower ordinals that arrive while it runs still go first;
  *   a task at or below the current ordinal runs at once and lowers the current ordinal to its own.
  *
- * `stop()` holds every task that arrives and opens nothing until `start()`.
+ * `stop()` holds every task that arrives and opens nothing until `start()`. Ordinals are absolute
+ * over the constraint's life: a second batch whose ordinals start again from 0 would find them all
+ * released; `reset()` between its fences starts the constraint again.
  */
 import { Errors } from '../base/errors.js';
 import type { Runtime } from './runtime.js';
@@ -45,7 +47,7 @@ export class SequencedKeysConstraint<K = unknown> {
   readonly mapper: OrdinalMapper<K> | undefined;
   /** True in auto-release mode. */
   readonly auto: boolean;
-  private readonly start0: number;
+  private start0: number;
   private current: number;
   private halted = false;
   /** Admitted tasks not finished yet (auto mode opens the next ordinal when it drops to 0). */
@@ -128,6 +130,24 @@ export class SequencedKeysConstraint<K = unknown> {
       this.current = this.ordinals[0]!;
     }
     this.openEligible();
+  }
+
+  /**
+   * Starts again for a next batch: the current ordinal goes back to `start` (the constructor's,
+   * default 0) and a stop ends. Only when the constraint holds no task and none it admitted still
+   * runs (between fences), else `E_INVALID_ARGUMENT`.
+   */
+  reset(start: number = this.start0): void {
+    if (typeof start !== 'number' || Number.isNaN(start)) {
+      throw Errors.invalidArgument('SequencedKeysConstraint.reset(start)', `needs a number, got ${String(start)}`);
+    }
+    if (this.active !== 0 || this.ordinals.length !== 0) {
+      throw Errors.invalidArgument('SequencedKeysConstraint.reset()',
+        `needs a constraint with no task held or running, but it holds ${this.size} and ${this.active} it admitted still run (reset between fences)`);
+    }
+    this.start0 = start;
+    this.current = start;
+    this.halted = false;
   }
 
   /** Inside {@link openNext}; `reopen`: a task ended meanwhile and asked for the next ordinal. */

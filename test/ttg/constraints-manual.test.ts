@@ -48,6 +48,44 @@ describe('SequencedKeysConstraint, manual mode and what both modes share', () =>
   });
 
 
+  it('reset() starts a manual window again for a second batch after a fence; refused while tasks are held', async () => {
+    const e = new ttg.Edge<number, number>('con-reset-e');
+    const WINDOW = 4;
+    const c = new ttg.SequencedKeysConstraint<number>((k) => k, { start: WINDOW - 1 });
+    let inFlight = 0;
+    let peak = 0;
+    const tt = ttg.make_tt(async (k: number) => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight--;
+      c.release(k + WINDOW);
+    }, [e], [], { name: 'con-reset' }).add_constraint(c);
+    ttg.make_graph_executable(tt);
+    const batch = async (): Promise<number> => {
+      peak = 0;
+      for (let k = 0; k < 40; k++) tt.invoke(k, 0);
+      await fence();
+      return peak;
+    };
+    expect(await batch()).to.equal(WINDOW);
+    expect(c.released).to.equal(39 + WINDOW);
+    c.reset();
+    expect(c.released).to.equal(WINDOW - 1);
+    expect(await batch()).to.equal(WINDOW);
+    // a start of its own for the next batch; tasks still held refuse a reset
+    c.reset(-1);
+    tt.invoke(0, 0);
+    const report = await fence();
+    expect(mine(report, 'con-reset').held.map((h) => h.ordinal)).to.deep.equal([0]);
+    expectTtgError(thrown(() => c.reset()), 'E_INVALID_ARGUMENT', ['reset()', 'holds 1']);
+    expectTtgError(thrown(() => c.reset(Number.NaN)), 'E_INVALID_ARGUMENT', ['reset(start)', 'NaN']);
+    c.release(0);
+    await fence();
+    c.stop();
+    c.reset();
+    expect(c.stopped).to.equal(false);
+  });
+
   it('release from inside a body drives a sequence one ordinal at a time', async () => {
     const e = new ttg.Edge<number, number>('con-body-e');
     const next = new ttg.Edge<number, void>('con-body-next');
