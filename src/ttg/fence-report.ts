@@ -4,6 +4,8 @@
  */
 import { describeKey } from '../base/errors.js';
 import type { Runtime } from './runtime.js';
+import type { Task } from './task.js';
+import type { TTImpl } from './tt.js';
 
 /** A task that has some inputs but not all. */
 export interface IncompleteTask {
@@ -15,6 +17,11 @@ export interface IncompleteTask {
   missing: number[];
   /** Names of the edges feeding the missing terminals. */
   edges: string[];
+  /**
+   * Per missing terminal, what arrived of a reducing input's stream ('2 of 3 values', and for a
+   * keyed all-reduce which partials); '' for a plain input.
+   */
+  arrived: string[];
 }
 
 /** A task ready to run but held back by a constraint. */
@@ -56,7 +63,7 @@ export function collectReport(rt: Runtime): FenceReport {
       any = true;
       const missing: number[] = [];
       for (let i = 0; i < t.args.length; i++) if ((t.got & (1 << i)) === 0) missing.push(i);
-      incomplete.push({ tt: tt.name, key: t.key, missing, edges: missing.map((i) => tt.inputs[i]!.edgeName) });
+      incomplete.push({ tt: tt.name, key: t.key, missing, edges: missing.map((i) => tt.inputs[i]!.edgeName), arrived: missing.map((i) => arrivedOf(tt, t, i)) });
     }
     if (!any) {
       rt.live.delete(a);
@@ -72,6 +79,21 @@ export function collectReport(rt: Runtime): FenceReport {
   return { incomplete, held, parked };
 }
 
+/** What arrived of input `i`'s stream of pending task `t`, or '' for a plain input. */
+function arrivedOf(tt: TTImpl, t: Task, i: number): string {
+  const st = t.streams;
+  if (tt.inputs[i]!.reducer === undefined || st === undefined) return '';
+  const got = st[2 * i]!;
+  const want = st[2 * i + 1]!;
+  const count = `${got} of ${want >= 0 && Number.isFinite(want) ? want : 'an unset number of'} values`;
+  return got === 0 || tt.describeInput === undefined ? count : `${count}: ${tt.describeInput(t.key, i, t.args[i])}`;
+}
+
+/** One missing input for a report line: `#i (edge: what arrived)`. */
+export function describeMissing(t: IncompleteTask): string {
+  return t.missing.map((m, j) => `#${m} (${t.edges[j]}${t.arrived[j] === '' ? '' : `: ${t.arrived[j]}`})`).join(', ');
+}
+
 /** Tasks and messages a report says are still waiting. */
 export function waitingIn(r: FenceReport): number {
   return r.incomplete.length + r.held.length + r.parked.length;
@@ -81,8 +103,7 @@ export function waitingIn(r: FenceReport): number {
 export function formatReport(r: FenceReport, rank: number, limit = 10): string {
   const lines: string[] = [];
   for (const t of r.incomplete.slice(0, limit)) {
-    const miss = t.missing.map((m, j) => `#${m} (${t.edges[j]})`).join(', ');
-    lines.push(`  ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
+    lines.push(`  ${t.tt}[${describeKey(t.key)}] missing input ${describeMissing(t)}`);
   }
   for (const h of r.held.slice(0, limit)) lines.push(`  ${h.tt}[${describeKey(h.key)}] held by a ${h.stopped ? 'stopped ' : ''}constraint at ordinal ${h.ordinal}`);
   for (const p of r.parked.slice(0, limit)) {

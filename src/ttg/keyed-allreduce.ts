@@ -11,14 +11,14 @@
  * Deterministic: rank r folds its partials in the order of their numbers, every rank folds the
  * ranks' results in rank order, so at a fixed rank count every run gives the same bits. One hop
  * between ranks; a missing partial shows in the fence report as a task of NAME.local missing its
- * input.
+ * input, with the numbers of the partials that arrived and of those missing.
  */
 import { Errors } from '../base/errors.js';
 import { release, retain } from './cow.js';
 import { Edge } from './edge.js';
 import { KeyMap } from './key-map.js';
 import type { ReduceOp } from './transport.js';
-import { make_tt, type TT } from './tt.js';
+import { make_tt, type TT, type TTImpl } from './tt.js';
 import type { World } from './world.js';
 
 /** Options of {@link make_allreduce}. */
@@ -64,6 +64,13 @@ function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V, twice
   }
   return acc;
 }
+
+/** The numbers of the partials gathered so far, ascending. */
+function numbers<V>(g: [number, V] | Gathered<V>): number[] {
+  return (g instanceof Gathered ? g.items.map((x) => x[0]) : [g[0]]).sort((a, b) => a - b);
+}
+
+const list = (xs: readonly number[]): string => (xs.length === 0 ? 'none' : xs.join(', '));
 
 type Num = number | ArrayLike<number>;
 const SCALAR: Record<ReduceOp, (a: number, b: number) => number> = {
@@ -177,6 +184,12 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   }, [toLocal], [toExchange], { name: `${name}.local`, world });
   local.set_procmap((key) => key[1]);
   local.set_input_reducer(0, gather as never, (key) => plan(key[0]).get(key[1]) ?? 0);
+  (local as TTImpl).describeInput = (key: [K, number], _i, acc) => {
+    const n = contributions(key[0]);
+    const here = Array.from({ length: n }, (_, i) => i).filter((i) => contributor(key[0], i) === key[1]);
+    const got = numbers(acc as [number, V] | Gathered<V>);
+    return `partials ${list(got)} of ${n} arrived; missing ${list(here.filter((i) => !got.includes(i)))}`;
+  };
 
   const exchange = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
     const result = fold(g, combine, (r) => Errors.invalidArgument(`all-reduce '${name}'`, `got rank ${r}'s partials twice (a partial sent twice)`, { tt: `${name}.exchange`, key, rank: rank() }));
@@ -192,5 +205,9 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   }, [toExchange], [output], { name: `${name}.exchange`, world });
   exchange.set_procmap((key) => key[1]);
   exchange.set_input_reducer(0, gather as never, (key) => plan(key[0]).size);
+  (exchange as TTImpl).describeInput = (key: [K, number], _i, acc) => {
+    const got = numbers(acc as [number, V] | Gathered<V>);
+    return `the partials of ranks ${list(got)} arrived; missing ranks ${list([...plan(key[0]).keys()].filter((r) => !got.includes(r)).sort((a, b) => a - b))}`;
+  };
   return first;
 }

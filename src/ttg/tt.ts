@@ -48,6 +48,11 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * while a stream is short of work (ready-tasks.ts).
    */
   feedsDevice = false;
+  /**
+   * @internal What a fence report says of a pending task's unfinished reducing input, beside its
+   * count of values (the keyed all-reduce names the partials that arrived and those missing).
+   */
+  describeInput: ((key: any, terminal: number, acc: unknown) => string) | undefined = undefined;
   /** @internal The scheduler asked src/device whether this TT's async body needs its task context. */
   contextChecked = false;
   /** @internal */ executable = false;

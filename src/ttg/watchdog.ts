@@ -9,7 +9,7 @@
  */
 import { BodyKind } from './body.js';
 import { describeKey, Errors, type TtgError } from '../base/errors.js';
-import { collectReport } from './fence-report.js';
+import { collectReport, describeMissing } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import type { Transport } from './transport.js';
 
@@ -105,8 +105,7 @@ export function hangReport(rt: Runtime, timeoutS: number): { text: string; summa
   if (running.length > limit) lines.push(`  ... and ${running.length - limit} more running`);
   const report = collectReport(rt);
   for (const t of report.incomplete.slice(0, limit)) {
-    const miss = t.missing.map((m, j) => `#${m} (${t.edges[j]})`).join(', ');
-    lines.push(`  incomplete: ${t.tt}[${describeKey(t.key)}] missing input ${miss}`);
+    lines.push(`  incomplete: ${t.tt}[${describeKey(t.key)}] missing input ${describeMissing(t)}`);
   }
   if (report.incomplete.length > limit) lines.push(`  ... and ${report.incomplete.length - limit} more incomplete`);
   for (const h of report.held.slice(0, limit)) lines.push(`  held: ${h.tt}[${describeKey(h.key)}] by a constraint at ordinal ${h.ordinal}`);

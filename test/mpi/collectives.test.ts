@@ -76,6 +76,13 @@ describe('world collectives under mpirun', function () {
       }
     });
 
+    it(`a keyed all-reduce missing a rank's partial: each rank's fence report names the ranks that arrived and those missing, at ${np} ranks`, () => {
+      for (const r of results(np, 'missing')) {
+        const arrived = [...Array(np - 1).keys()].join(', ');
+        expect(r['missing']).to.deep.equal([['AR.exchange', [5, r.rank], [`${np - 1} of ${np} values: the partials of ranks ${arrived} arrived; missing ranks ${np - 1}`]]]);
+      }
+    });
+
     it(`an async body awaiting a collective through a helper: the hang report names the collective as the cause, at ${np} ranks`, () => {
       // the lane still holds the collective, so the job then ends non-zero: read each rank's result line
       const run = mpirun(np, SCRIPT, ['helper'], 60_000);

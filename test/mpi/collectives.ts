@@ -11,6 +11,8 @@
  *   intask:   a task of the world awaiting world.allreduce after an earlier await, and a plain
  *             body calling world.barrier: each fence rejects at once with E_INVALID_ARGUMENT naming
  *             the task; the world then works (fence, allreduce).
+ *   missing:  a keyed all-reduce whose last rank sends no partial: every rank's fence report names
+ *             the ranks whose partials arrived and those missing.
  *   helper:   an async body awaiting world.allreduce through a helper, after an await (where
  *             the task context cannot tell the task): the fence's E_HANG (TTG_HANG_TIMEOUT=2)
  *             names the collective as the cause.
@@ -97,6 +99,15 @@ if (mode === 'ok') {
   await world.fence();
   out['dot'] = seen.sort((a, b) => a[0] - b[0]);
   out['one'] = sums.sort((a, b) => a[0] - b[0]);
+} else if (mode === 'missing') {
+  const parts = new ttg.Edge<[number, number], number>('parts');
+  const sums = new ttg.Edge<number, number>('sums');
+  const consumer = ttg.make_tt((_k: number, _v: number) => {}, [sums], [], { name: 'CONSUMER' });
+  const ar = ttg.make_allreduce(parts, sums, { op: 'sum', contributions: () => size, contributor: (_k, i) => i, deliver: () => [], name: 'AR' });
+  ttg.make_graph_executable(ar, consumer);
+  if (rank !== size - 1) ar.in(0).send([5, rank], rank);
+  const report = await world.fence({ quiet: true });
+  out['missing'] = report.incomplete.map((t) => [t.tt, t.key, t.arrived]);
 } else if (mode === 'helper') {
   process.env['TTG_HANG_TIMEOUT'] = '2';
   const helper = () => world.allreduce(1);

@@ -169,11 +169,14 @@ describe('make_allreduce in one process', () => {
     const parts = new ttg.Edge<[number, number], number>('ar-miss');
     const out = new ttg.Edge<number, number>('ar-miss-out');
     const consumer = ttg.make_tt((_k: number, _v: number) => {}, [out], [], { name: 'ar-miss-consumer' });
-    const ar = ttg.make_allreduce(parts, out, { op: 'sum', contributions: () => 2, deliver: (k: number) => [k], name: 'ar-miss' });
+    const ar = ttg.make_allreduce(parts, out, { op: 'sum', contributions: () => 5, deliver: (k: number) => [k], name: 'ar-miss' });
     ttg.make_graph_executable(ar, consumer);
+    ar.in(0).send([7, 3], 1);
     ar.in(0).send([7, 0], 1);
     const report = await ttg.fence({ quiet: true });
-    expect(mine(report, 'ar-miss').incomplete.map((t) => [t.tt, t.key])).to.deep.equal([['ar-miss.local', [7, 0]]]);
+    expect(mine(report, 'ar-miss').incomplete.map((t) => [t.tt, t.key, t.arrived])).to.deep.equal([
+      ['ar-miss.local', [7, 0], ['2 of 5 values: partials 0, 3 of 5 arrived; missing 1, 2, 4']],
+    ]);
     expectTtgError(thrown(() => ttg.make_allreduce(parts, out, { op: 'avg' as never, contributions: () => 1, deliver: () => [] })), 'E_INVALID_ARGUMENT', ['avg']);
     const bad = new ttg.Edge<[number, number], number>('ar-bad');
     const badOut = new ttg.Edge<number, number>('ar-bad-out');
