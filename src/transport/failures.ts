@@ -2,13 +2,14 @@
 import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
 import { encode } from '../serialize/codec.js';
 import { Wire, type WireMessage } from '../ttg/wire.js';
+import { causeFromTravel, causeToTravel, type TravellingCause } from './error-cause.js';
 
 /** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
 const FAILURE_NOTICE_MS = 10_000;
 
 /** The `Failure` message that announces `err` of rank `rank` to the other ranks (its header bytes). */
 export function encodeFailure(err: TtgError, rank: number): Uint8Array {
-  const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, rank] as const;
+  const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, rank, causeToTravel(err.cause)] as const;
   try {
     return encode(err.key === undefined ? [...head] : [...head, err.key]).bytes;
   } catch {
@@ -16,11 +17,11 @@ export function encodeFailure(err: TtgError, rank: number): Uint8Array {
   }
 }
 
-/** The error a `Failure` message announces, marked as announced by its rank. */
+/** The error a `Failure` message announces, marked as announced by its rank, with what the task threw as its cause. */
 export function announcedError(msg: WireMessage): TtgError {
-  const [, code, detail, tt, terminal, rank] = msg as [Wire.Failure, string, string, string | null, number | null, number];
+  const [, code, detail, tt, terminal, rank, cause] = msg as [Wire.Failure, string, string, string | null, number | null, number, TravellingCause | null];
   return new TtgError(code as TtgErrorCode, `${detail} [announced by rank ${rank}]`, {
-    tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 6 ? { key: msg[6] } : {}),
+    tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 7 ? { key: msg[7] } : {}), cause: causeFromTravel(cause),
   });
 }
 

@@ -15,7 +15,7 @@ export const enum Wire {
   Finalize = 2,
   /** `[Invoke, ttId, key]`: run a TT that has no inputs. */
   Invoke = 3,
-  /** `[Failure, code, detail, tt, terminal, rank, key?]`: a rank's run failed. */
+  /** `[Failure, code, detail, tt, terminal, rank, cause, key?]`: a rank's run failed (`cause`: what its task threw, as it travels). */
   Failure = 4,
   /** `[Stall, fence, stalled, rank]`: hang watchdog vote (not counted by termination detection). */
   Stall = 5,
@@ -32,6 +32,6 @@ export type WireMessage =
   | [Wire.StreamSize, number, number, unknown, number]
   | [Wire.Finalize, number, number, unknown]
   | [Wire.Invoke, number, unknown]
-  | [Wire.Failure, string, string, string | null, number | null, number, unknown?]
+  | [Wire.Failure, string, string, string | null, number | null, number, unknown, unknown?]
   | [Wire.Stall, number, number, number]
   | [Wire.Trace, number, Uint8Array];

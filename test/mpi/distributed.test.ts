@@ -155,6 +155,36 @@ describe('distributed execution under mpirun', function () {
           }
         });
       }
+
+      it('err.cause on every rank is what the body threw: its class, message, stack, code and own properties', () => {
+        type Cause = { ctor: string; name: string; message: string; stack: string; own: Record<string, unknown>; inner: string | null };
+        const causes = (mode: string): Cause[] => {
+          const run = mpirun(np, script('failure'), [mode], 60_000, env);
+          expect(run.status, run.output).to.not.equal(0);
+          const rejected = lines(run.stdout, 'REJECTED').map((l) => JSON.parse(l) as { rank: number; code: string; cause: Cause });
+          expect(rejected.map((r) => r.rank).sort(), run.output).to.deep.equal([...Array(np).keys()]);
+          for (const r of rejected) expect(r.code).to.equal('E_TASK_FAILED');
+          return rejected.sort((a, b) => a.rank - b.rank).map((r) => r.cause);
+        };
+        for (const c of causes('syntax')) {
+          expect([c.ctor, c.name]).to.deep.equal(['SyntaxError', 'SyntaxError']);
+          expect(c.message).to.match(/JSON/);
+          expect(c.stack).to.include('failure.js');
+        }
+        for (const c of causes('enoent')) {
+          expect([c.ctor, c.own['code'], c.own['syscall']]).to.deep.equal(['Error', 'ENOENT', 'open']);
+          expect(c.own['path']).to.match(/^\/nonexistent\/ttg-\d+\.json$/);
+          expect(c.message).to.include('no such file');
+        }
+        causes('custom').forEach((c, rank) => {
+          // a class the other ranks do not know arrives as an Error with the original name
+          expect([c.ctor, c.name]).to.deep.equal([rank === np - 1 ? 'Custom' : 'Error', 'Custom']);
+          expect(c.message).to.match(/^custom at \d+$/);
+          expect(c.own['detail']).to.deep.include({ tags: ['a'] });
+          expect(c.own).to.not.have.property('callback');
+          expect(c.inner).to.match(/^inner \d+$/);
+        });
+      });
     });
   }
 });

@@ -18,7 +18,7 @@ function headers(): Array<{ name: string; bytes: Uint8Array; msg: WireMessage }>
     ['stream size', [Wire.StreamSize, 7, 1, [3, 4], 5]],
     ['finalize', [Wire.Finalize, 7, 0, 'k']],
     ['invoke', [Wire.Invoke, 3, { i: 1 }]],
-    ['failure', [Wire.Failure, 'E_TASK_FAILED', 'boom', 'T', 0, 2, 7]],
+    ['failure', [Wire.Failure, 'E_TASK_FAILED', 'boom', 'T', 0, 2, ['SyntaxError', 'bad', 'SyntaxError: bad', { code: 'X' }, null], 7]],
     ['trace', [Wire.Trace, 1, new Uint8Array([1, 2])]],
   ];
   return [
