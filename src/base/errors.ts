@@ -162,6 +162,15 @@ export const Errors = {
   arity(tt: string, expected: number, got: number, key: unknown, rank: number): TtgError {
     return new TtgError('E_ARITY', `invoke expects ${expected} input value(s), one per input terminal (or none when every input is a control edge), got ${got}`, { tt, key, rank });
   },
+  arityControl(tt: string, terminal: number, edge: string, key: unknown, rank: number): TtgError {
+    return new TtgError('E_ARITY', `invoke(key) without values needs every input to be a control edge, but input #${terminal} (edge '${edge}') carries values: pass one value per input`, { tt, terminal, key, rank });
+  },
+  bodyArity(tt: string, declared: number, inputs: number, rank: number): TtgError {
+    return new TtgError('E_ARITY', `the body declares ${declared} parameters, but it is called with (key, one value per input (${inputs}), out): ${inputs + 2} at most`, { tt, rank });
+  },
+  valueOnControl(what: string, edge: string, ctx: TtgErrorContext): TtgError {
+    return new TtgError('E_INVALID_ARGUMENT', `${what} sends a value on control edge '${edge}', which carries keys only (sendk, or undefined)`, ctx);
+  },
   notExecutable(tt: string, rank: number): TtgError {
     return new TtgError('E_NOT_EXECUTABLE', 'call ttg.make_graph_executable(...) on this graph before invoking it', { tt, rank });
   },

@@ -1,7 +1,7 @@
 /** The transport of a world of one rank. */
 import type { TtgError } from '../base/errors.js';
 import { rehearse } from './travel-check.js';
-import type { Transport, TransportHost } from '../ttg/transport.js';
+import type { LocalWork, Transport, TransportHost } from '../ttg/transport.js';
 import type { Target } from '../ttg/wire.js';
 
 /** A world of one rank: quiescence is local idleness. */
@@ -42,8 +42,13 @@ export class LocalTransport implements Transport {
 
   hold(): void {}
 
-  quiesce(settleLocal: () => Promise<void>): Promise<void> {
-    return settleLocal();
+  async quiesce(local: LocalWork): Promise<void> {
+    for (;;) {
+      await local.settle();
+      const open = local.openStreams();
+      if (!open.some((n) => n > 0)) return;
+      local.closeStreams(open);
+    }
   }
 
   endFence(): void {}

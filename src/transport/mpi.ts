@@ -22,7 +22,7 @@ import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../ttg/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { ReduceOp, Transport, TransportHost } from '../ttg/transport.js';
+import type { LocalWork, ReduceOp, Transport, TransportHost } from '../ttg/transport.js';
 import { serializeError } from './serialize-error.js';
 import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
@@ -223,13 +223,14 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.endpoint.hold(on);
   }
 
-  async quiesce(settleLocal: () => Promise<void>): Promise<void> {
+  async quiesce(local: LocalWork): Promise<void> {
     if (this.broken !== undefined) throw this.broken;
     this.hold(true);
     try {
       const failed = await untilQuiet({
-        settleLocal,
-        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0],
+        settleLocal: () => local.settle(),
+        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, ...local.openStreams()],
+        closeStreams: (open) => local.closeStreams(open),
         allreduce: (values, pauseUs, quietUs) => this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs),
         stopped: () => this.broken !== undefined, // the fence already rejected (hang)
       });

@@ -25,8 +25,10 @@ export function wavePauseUs(elapsedMs: number): number {
 export interface WaveWorld {
   /** Settles this rank's local work (runs what is runnable) before each wave. */
   settleLocal(): Promise<void>;
-  /** This rank's [messages sent, messages received, 1 if it failed else 0]. */
-  counts(): [number, number, number];
+  /** This rank's [messages sent, messages received, 1 if it failed else 0, ...streams open until the fence per TT]. */
+  counts(): number[];
+  /** Ends this rank's streams that end at the fence, given the world's sums of them per TT. */
+  closeStreams(open: readonly number[]): void;
   /**
    * Sums `values` over the world's ranks, starting after `pauseUs`, or sooner once this rank has
    * had no traffic for `quietUs`.
@@ -39,7 +41,8 @@ export interface WaveWorld {
 /**
  * Sums of sent and received messages over all ranks, wave after wave, until a wave finds them
  * equal and unchanged since the wave before: then no message is in flight and none can be sent
- * (every rank had settled its local work). Resolves to the number of ranks that had failed by the
+ * (every rank had settled its local work). If streams that end at the fence are open then, each
+ * rank ends its own and the waves go on. Resolves to the number of ranks that had failed by the
  * last wave, or undefined when the fence gave up first.
  */
 export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
@@ -50,9 +53,16 @@ export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
     await w.settleLocal();
     if (w.stopped()) return undefined;
     const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-    const [s, r, f] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
+    const [s, r, f, ...open] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
     if (w.stopped()) return undefined;
-    if (s === r && s === prevSent && r === prevRecv) return f!;
+    if (s === r && s === prevSent && r === prevRecv) {
+      if (!open.some((n) => n > 0) || f! > 0) return f!;
+      // quiet but for streams that end at the fence: every rank ends its own (all saw the same sums), and the waves go on
+      w.closeStreams(open);
+      prevSent = -1;
+      prevRecv = -1;
+      continue;
+    }
     prevSent = s!;
     prevRecv = r!;
   }

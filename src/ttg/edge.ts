@@ -1,6 +1,7 @@
 /**
  * Edges connect output terminals to input terminals. An edge carries keys of type `K` and values
- * of type `V`; `V = void` makes it a control edge (keys only, `sendk`).
+ * of type `V`; `V = void` makes it a control edge (keys only, `sendk`). Types are gone at run time:
+ * `{ control: true }` tells the runtime too, which then checks sends and invokes against it.
  */
 import type { InputTerminal } from './input-terminal.js';
 import { Errors } from '../base/errors.js';
@@ -26,9 +27,21 @@ export class Edge<K = unknown, V = unknown> {
   /** Phantom field that carries the edge's types; never set. */
   declare readonly __types?: [K, V];
 
-  constructor(name = 'edge') {
+  /**
+   * Made with `{ control: true }`: a control edge the runtime knows of, as plain JavaScript can
+   * mark one. A value sent on it is `E_INVALID_ARGUMENT`, and `invoke(key)` with no values is
+   * `E_ARITY` on a TT whose other inputs are not all control edges. Its input still takes a
+   * parameter of the body (`undefined`).
+   */
+  readonly control: boolean;
+
+  constructor(name = 'edge', options: { control?: boolean } = {}) {
     if (typeof name !== 'string') throw Errors.invalidArgument('Edge name', `must be a string, got ${typeof name}`);
+    if (typeof options !== 'object' || options === null || (options.control !== undefined && typeof options.control !== 'boolean')) {
+      throw Errors.invalidArgument(`Edge '${name}' options`, `must be { control?: boolean }, got ${String(options?.control ?? options)}`);
+    }
     this.name = name;
+    this.control = options.control === true;
   }
 
   /** @internal edges this one stands for when used as an input (itself, or a fused set) */
@@ -43,7 +56,7 @@ export class FusedEdge<K, V> extends Edge<K, V> {
   private readonly parts: readonly Edge<K, V>[];
 
   constructor(parts: readonly Edge<K, V>[]) {
-    super(parts.map((e) => e.name).join('|'));
+    super(parts.map((e) => e.name).join('|'), { control: parts.every((e) => e.control) });
     this.parts = parts;
   }
 

@@ -4,7 +4,8 @@
 import { Errors, TtgError } from '../base/errors.js';
 import { clearPending, collectReport, formatReport, waitingIn, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
-import type { Transport } from './transport.js';
+import type { LocalWork, Transport } from './transport.js';
+import { closeFenceStreams, openFenceStreams } from './fence-streams.js';
 import { hangTimeout } from '../base/settings.js';
 import { Watchdog } from './watchdog.js';
 import { calledInTask } from './in-task.js';
@@ -43,7 +44,7 @@ async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceRepor
 async function closePhase(rt: Runtime, transport: Transport, options: FenceOptions): Promise<FenceReport> {
   const dog = new Watchdog(rt, ++rt.fences, hangTimeout());
   try {
-    await Promise.race([transport.quiesce(() => settleLocal(rt)), dog.hung]);
+    await Promise.race([transport.quiesce(localWork(rt)), dog.hung]);
   } catch (e) {
     // a hang (or a world that hung before): nothing of this run can complete any more; an error
     // recorded meanwhile (a failed send, a lost message) is likely why, so the hang carries it
@@ -65,6 +66,16 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   }
   if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
   return report;
+}
+
+/** This rank's part of the fence: settling its work, and the streams that end at the fence. */
+function localWork(rt: Runtime): LocalWork {
+  return {
+    settle: () => settleLocal(rt),
+    // a failed run ends at this fence: nothing more of it runs
+    openStreams: () => (rt.fenceTTs.length === 0 ? [] : rt.scheduler.error !== undefined ? rt.fenceTTs.map(() => 0) : openFenceStreams(rt)),
+    closeStreams: (open) => closeFenceStreams(rt, open),
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export class InputTerminal {
   staticCount = -1;
   /** Stream size of each key, asked when its task is made (`set_input_reducer(i, fn, count(key))`). */
   countOf: ((key: unknown) => number) | undefined = undefined;
+  /** Each key's stream ends at the world's next fence (`set_input_reducer(i, fn, 'fence')`). */
+  untilFence = false;
 
   constructor(
     /** The TT this terminal belongs to. */
@@ -23,5 +25,7 @@ export class InputTerminal {
     readonly index: number,
     /** Name of the edge feeding it, for diagnostics. */
     readonly edgeName: string,
+    /** Fed by an edge marked `{ control: true }` (every edge, when fused). */
+    readonly control: boolean,
   ) {}
 }

@@ -36,6 +36,8 @@ export class Runtime {
   sending: Task | undefined = undefined;
   /** The tracer and the track of this world's tasks, when TTG_TRACE is set. */
   tracer: Tracer | undefined = undefined;
+  /** The TTs with a reducing input whose streams end at the fence, by id (fence-streams.ts). */
+  fenceTTs: TTImpl[] = [];
   /** The order of this world's fences, splits and collectives (see lane.ts). */
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */

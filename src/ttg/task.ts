@@ -62,6 +62,7 @@ export class Task {
     if (this.abandoned) return;
     const sinks = this.sinksOf(i);
     const tt = this.tt;
+    if (value !== undefined && tt.controlOutputs !== 0 && (tt.controlOutputs & (1 << i)) !== 0) this.refuseValueOnControl(i);
     if (this.deviceState !== undefined) tt.rt.device!.beforeSend(this, value);
     // left set after the send (a store is all a send pays); the TT calls a program makes clear it
     tt.rt.sending = this;
@@ -70,6 +71,11 @@ export class Task {
       const sink = sinks[s]!;
       sink.tt.deliver(sink.index, key, value, false);
     }
+  }
+
+  /** A value sent on output terminal `i`, whose edge is marked control. */
+  private refuseValueOnControl(i: number): never {
+    throw Errors.valueOnControl(`send on output terminal ${i}`, this.tt.outputs[i]!.name, { tt: this.tt.name, terminal: i, key: this.key, rank: this.tt.rt.rank });
   }
 
   /**
@@ -98,6 +104,7 @@ export class Task {
 
   broadcast(i: number | readonly number[], keys: Iterable<unknown> | readonly Iterable<unknown>[], value: unknown): void {
     if (this.abandoned) return;
+    if (value !== undefined && this.tt.controlOutputs !== 0) for (const t of typeof i === 'number' ? [i] : i) if ((this.tt.controlOutputs & (1 << t)) !== 0) this.refuseValueOnControl(t);
     if (this.deviceState !== undefined) this.tt.rt.device!.beforeSend(this, value);
     if (this.tt.consumeMask !== 0) {
       const terminal = typeof i === 'number' ? i : i[0]!;

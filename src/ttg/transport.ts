@@ -34,6 +34,22 @@ export interface TransportHost {
   toHost(value: unknown): PromiseLike<void> | undefined;
 }
 
+/** What a fence asks of its own rank while the transport decides quiescence. */
+export interface LocalWork {
+  /** Resolves when this rank has nothing queued or running (called again after new work arrived). */
+  settle(): Promise<void>;
+  /**
+   * How many reducing-input streams that end at the fence are open on this rank, per TT that has
+   * such an input (the same TTs, in the same order, on every rank).
+   */
+  openStreams(): number[];
+  /**
+   * Given the sums of {@link openStreams} over the world's ranks, ends the open streams of the TTs
+   * that no other TT with open ones feeds (their tasks become ready once their other inputs are there).
+   */
+  closeStreams(open: readonly number[]): void;
+}
+
 /** Moves work between ranks and decides global quiescence. */
 export interface Transport {
   readonly rank: number;
@@ -61,10 +77,11 @@ export interface Transport {
   /** Work may be coming: keep the process alive while waiting for messages. */
   hold(): void;
   /**
-   * Resolves once every rank is idle and no message is in flight. `settleLocal()` resolves when
-   * this rank has nothing queued or running (it may be called again after new work arrived).
+   * Resolves once every rank is idle, no message is in flight and no stream that ends at the
+   * fence is open anywhere: when the world is quiet but such streams are open, every rank closes
+   * its own and the waves go on (their tasks may send more).
    */
-  quiesce(settleLocal: () => Promise<void>): Promise<void>;
+  quiesce(local: LocalWork): Promise<void>;
   /**
    * The fence has ended on this rank, whichever way (its report is taken, or it rejected): enter
    * the next phase and deliver the messages of that phase which other ranks, out of the fence

@@ -65,6 +65,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal */ priomap: ((key: K) => number) | undefined = undefined;
   /** @internal Where its device tasks may run (see {@link TT.set_placement}). */
   placement: 'any' | 'host' | 'devices' = 'any';
+  /** @internal Bit i: output terminal i feeds an edge marked `{ control: true }`. */
+  readonly controlOutputs: number;
   private routed = false;
   private procmap: ((key: K) => number) | undefined = undefined;
   private devicemap: ((key: K) => number) | undefined = undefined;
@@ -78,7 +80,10 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     this.kind = bodyKind(body);
     this.inputEdges = inputs;
     this.outputs = outputs;
-    this.inputs = inputs.map((e, i) => new InputTerminal(this as TTImpl, i, e.name));
+    this.inputs = inputs.map((e, i) => new InputTerminal(this as TTImpl, i, e.name, e.control));
+    this.controlOutputs = outputs.reduce((m, e, i) => (e.control ? m | (1 << i) : m), 0);
+    // more parameters than (key, one per input, out): the body was written for other inputs
+    if (body.length > inputs.length + 2) throw Errors.bodyArity(this.name, body.length, inputs.length, this.rt.rank);
     for (const c of options.consume ?? []) {
       if (!Number.isInteger(c) || c < 0 || c >= inputs.length) throw Errors.inputRange(this.name, c, inputs.length, this.rt.rank);
       this.consumeMask |= 1 << c;
@@ -109,6 +114,9 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     const n = this.inputs.length;
     // no values: the types allow it only for control inputs, and each of those receives undefined
     if (values.length !== n && values.length !== 0) throw Errors.arity(this.name, n, values.length, key, this.rt.rank);
+    if (values.length === 0 ? this.inputs.some((t) => t.control) && !this.inputs.every((t) => t.control) : this.inputs.some((t, i) => t.control && values[i] !== undefined)) {
+      this.refuseControl(key, values);
+    }
     if (n === 0) {
       const owner = this.routed ? this.ownerOf(key) : this.rt.rank;
       if (owner !== this.rt.rank) this.rt.transport!.sendControl(owner, [Wire.Invoke, this.id, key]);
@@ -142,11 +150,24 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     return new InputPort(this, i);
   }
 
+  /** The E_ARITY or E_INVALID_ARGUMENT of an invoke that does not match the inputs marked control. */
+  private refuseControl(key: unknown, values: readonly unknown[]): never {
+    if (values.length === 0) {
+      const data = this.inputs.find((t) => !t.control)!;
+      throw Errors.arityControl(this.name, data.index, data.edgeName, key, this.rt.rank);
+    }
+    const t = this.inputs.find((x, i) => x.control && values[i] !== undefined)!;
+    throw Errors.valueOnControl(`invoke(key, ...values): value ${t.index}`, t.edgeName, { tt: this.name, terminal: t.index, key, rank: this.rt.rank });
+  }
+
   /** @internal What an {@link InputPort} does: `op` of input `idx` for `key` from outside a task. */
   feed(op: 'send' | 'sendk' | 'sendv' | 'broadcast' | 'set_size' | 'finalize', idx: number, key: unknown, value: unknown): void {
     if (!this.rt.running) this.rt.check(`TT.in(${idx}).${op}()`);
     this.rt.sending = undefined;
     if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);
+    if (value !== undefined && (op === 'send' || op === 'sendv' || op === 'broadcast') && this.inputs[idx]!.control) {
+      throw Errors.valueOnControl(`in(${idx}).${op}()`, this.inputs[idx]!.edgeName, { tt: this.name, terminal: idx, key, rank: this.rt.rank });
+    }
     if (op === 'set_size') this.setStreamSize(idx, key, value as number);
     else if (op === 'finalize') this.finalizeStream(idx, key);
     else this.deliver(idx, key, value, false);
@@ -156,18 +177,22 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
    * Makes input `i` a reducing input: values are folded with `reducer(acc, value)` (the first
    * value is the initial `acc`). With `count`, every key's stream completes after that many values;
    * `count` may be a function of the key (a stream of 0 values is complete at once, its input
-   * undefined), e.g. the number of neighbours of a block. Otherwise use `set_argstream_size` or
-   * `finalize_argstream` per key.
+   * undefined), e.g. the number of neighbours of a block. With `'fence'`, each key's stream ends at
+   * the world's next fence, once nothing else is left to run or in flight anywhere (a per-key
+   * reduction of unknown size; the fence then runs those tasks and waits for what they start).
+   * Otherwise use `set_argstream_size` or `finalize_argstream` per key.
    */
-  set_input_reducer<I extends Indices<Ins>>(i: I, reducer: Reducer<ValueOf<Ins[I]>>, count?: number | ((key: K) => number)): this {
+  set_input_reducer<I extends Indices<Ins>>(i: I, reducer: Reducer<ValueOf<Ins[I]>>, count?: number | ((key: K) => number) | 'fence'): this {
     const term = this.terminal(i);
     if (typeof reducer !== 'function') throw Errors.invalidArgument('set_input_reducer reducer', 'must be a function (acc, value) => acc', { tt: this.name, terminal: i });
-    if (count !== undefined && typeof count !== 'function' && !(Number.isInteger(count) && count >= 1)) {
-      throw Errors.invalidArgument('set_input_reducer count', `must be a positive integer or a function of the key, got ${String(count)}`, { tt: this.name, terminal: i });
+    if (count !== undefined && count !== 'fence' && typeof count !== 'function' && !(Number.isInteger(count) && count >= 1)) {
+      throw Errors.invalidArgument('set_input_reducer count', `must be a positive integer, a function of the key or 'fence', got ${String(count)}`, { tt: this.name, terminal: i });
     }
     term.reducer = reducer as Reducer<unknown>;
     term.staticCount = typeof count === 'number' ? count : -1;
     term.countOf = typeof count === 'function' ? (count as (key: unknown) => number) : undefined;
+    term.untilFence = count === 'fence';
+    if (term.untilFence && !this.rt.fenceTTs.includes(this as TTImpl)) this.rt.fenceTTs = [...this.rt.fenceTTs, this as TTImpl].sort((a, b) => a.id - b.id);
     this.assembly.reconfigure();
     this.rt.trackRefs = true;
     return this;

@@ -51,9 +51,9 @@ describe('fence', () => {
     let report = await within(ttg.fence({ quiet: true }), 3000, 'fence with incomplete tasks');
     const waiting = mine(report, 'fn-miss').incomplete.sort((x, y) => (x.key as number) - (y.key as number));
     expect(waiting).to.deep.equal([
-      { tt: 'fn-miss-J', key: 1, missing: [1], edges: ['fn-miss-b'] },
-      { tt: 'fn-miss-J', key: 2, missing: [1], edges: ['fn-miss-b'] },
-      { tt: 'fn-miss-J', key: 3, missing: [0], edges: ['fn-miss-a'] },
+      { tt: 'fn-miss-J', key: 1, missing: [1], edges: ['fn-miss-b'], arrived: [''] },
+      { tt: 'fn-miss-J', key: 2, missing: [1], edges: ['fn-miss-b'], arrived: [''] },
+      { tt: 'fn-miss-J', key: 3, missing: [0], edges: ['fn-miss-a'], arrived: [''] },
     ]);
     expect(g.runs).to.deep.equal([]);
     g.fb.invoke(1, 11);

@@ -59,7 +59,7 @@ describe('reducing inputs', () => {
     red.invoke(2, 1);
     report = await fence();
     expect(runs).to.have.length(2);
-    expect(mine(report, 'red-static').incomplete).to.deep.equal([{ tt: 'red-static', key: 2, missing: [0], edges: ['red-static-e'] }]);
+    expect(mine(report, 'red-static').incomplete).to.deep.equal([{ tt: 'red-static', key: 2, missing: [0], edges: ['red-static-e'], arrived: ['3 of 4 values'] }]);
     red.invoke(2, 1);
     await fence();
     expect(runs).to.deep.include([2, 4]);
