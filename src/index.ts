@@ -11,6 +11,7 @@ export { SequencedKeysConstraint, type SequencedKeysOptions, type OrdinalMapper 
 export { TT, make_tt, type TTOptions, type TTImpl } from './ttg/tt.js';
 export type { InputPort } from './ttg/input-port.js';
 export { make_allreduce, type AllreduceOptions } from './ttg/keyed-allreduce.js';
+export { make_collector, type Collected, type CollectOn, type Collector, type CollectorOptions } from './ttg/collector.js';
 export { make_graph_executable, dot } from './ttg/graph.js';
 export type { FenceReport, IncompleteTask, HeldTaskReport, ParkedMessages } from './ttg/fence-report.js';
 export { World, type FenceOptions, type Reducible, type ReduceOp } from './ttg/world.js';

@@ -5,7 +5,7 @@
  *        │ sends its strips first, then updates its interior while they travel (in JavaScript,
  *        │ or with the native kernel of stencil.c: --kernel native)
  *        └──[block, new interior]──▶ BORDER [i, j, t] ──block t+1──▶ STEP [i, j, t+1]
- *                                                     (after the last sweep: done(i, j, block))
+ *                                                     └─(after the last sweep)──final──▶ FINAL [i, j] (a collector)
  *
  * BORDER's halo input is a stream with one value per neighbour (`set_input_reducer` with a count
  * that depends on the key): a block on the edge of the field has fewer neighbours and waits for
@@ -33,14 +33,14 @@ function column(u: Float64Array, w: number, h: number, c: number): Float64Array 
 }
 
 /**
- * Builds the graph; `owner(i, j)` places blocks on ranks, `done` receives each block after the
- * last sweep on its owner. With `interior` (a native kernel, kernel.ts) STEP is a device task that
+ * Builds the graph; `owner(i, j)` places blocks on ranks; `final` collects each block after the
+ * last sweep on its owner (`final.get([i, j])` there, after the fence). With `interior` (a native kernel, kernel.ts) STEP is a device task that
  * updates the interior with it; otherwise a plain body in JavaScript. Start it with
  * `step.in(0).send([i, j, 0], block)` for each local block.
  */
-export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) => number,
-  done: (i: number, j: number, block: Float64Array) => void, world?: ttg.World, interior?: ttg.device.KernelFn) {
+export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) => number, world?: ttg.World, interior?: ttg.device.KernelFn) {
   const blocks = new ttg.Edge<BlockKey, Float64Array>('block');
+  const finished = new ttg.Edge<[number, number], Float64Array>('final');
   const halos = new ttg.Edge<BlockKey, Strips>('halo');
   const updated = new ttg.Edge<BlockKey, [Float64Array, Float64Array]>('interior');
   type Out = ttg.Out<readonly [typeof updated, typeof halos]>;
@@ -107,12 +107,13 @@ export function make_heat(g: Grid, iters: number, owner: (i: number, j: number) 
       if (w > 1) update(r, w - 1);
     }
     if (t + 1 < iters) out.send(0, [i, j, t + 1], v);
-    else done(i, j, v);
-  }, [updated, halos], [blocks], { name: 'BORDER', world });
+    else out.send(1, [i, j], v);
+  }, [updated, halos], [blocks, finished], { name: 'BORDER', world });
   border.set_input_reducer(1, (acc, more) => { acc.push(...more); }, (key) => neighbours(g, key[0], key[1]));
 
   step.set_procmap((key) => owner(key[0], key[1]));
   border.set_procmap((key) => owner(key[0], key[1]));
-  ttg.make_graph_executable(step, border);
-  return { step };
+  const final = ttg.make_collector(finished, { procmap: ([i, j]) => owner(i, j), name: 'FINAL', world });
+  ttg.make_graph_executable(step, border, final);
+  return { step, final };
 }

@@ -25,9 +25,8 @@ const [P, Q] = squareGrid(size);
 /** Contiguous blocks of blocks: neighbours are mostly on the same rank. */
 const owner = (i: number, j: number): number => Math.floor((i * P) / g.B) * Q + Math.floor((j * Q) / g.B);
 
-const result = new Map<string, Float64Array>();
 const interior = opts.kernel === 'native' ? loadInteriorKernel() : undefined;
-const { step } = make_heat(g, opts.iters, owner, (i, j, block) => result.set(`${i},${j}`, block), world, interior);
+const { step, final } = make_heat(g, opts.iters, owner, world, interior);
 
 const start: Array<[number, number, Float64Array]> = [];
 for (let i = 0; i < g.B; i++) {
@@ -51,15 +50,14 @@ let ok: boolean | null = null;
 if (opts.check) {
   const ref = sequential(g, opts.iters);
   let bad = 0;
-  for (const [key, block] of result) {
-    const [i, j] = key.split(',').map(Number) as [number, number];
+  for (const [[i, j], block] of final) {
     const [r0, r1] = span(g, i);
     const [c0, c1] = span(g, j);
     const w = c1 - c0;
     for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) if (!Object.is(block[(r - r0) * w + (c - c0)], ref[r * g.n + c])) bad++;
   }
   const expected = start.length;
-  if (result.size !== expected) bad += 1 + Math.abs(result.size - expected);
+  if (final.size !== expected) bad += 1 + Math.abs(final.size - expected);
   ok = (await world.allreduce(bad)) === 0;
 }
 
