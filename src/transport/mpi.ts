@@ -229,8 +229,8 @@ export class MpiTransport implements Transport, WorldReceiver {
     try {
       const failed = await untilQuiet({
         settleLocal: () => local.settle(),
-        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, ...local.openStreams()],
-        closeStreams: (open) => local.closeStreams(open),
+        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0)],
+        closeStreams: () => this.closeFenceStreams(local),
         allreduce: (values, pauseUs, quietUs) => this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs),
         stopped: () => this.broken !== undefined, // the fence already rejected (hang)
       });
@@ -240,6 +240,20 @@ export class MpiTransport implements Transport, WorldReceiver {
     } finally {
       this.hold(false);
     }
+  }
+
+  /**
+   * Ends the streams that end at the fence, given every rank's open ones per TT. The per-TT sums
+   * need the same such TTs on every rank (a program builds the same graphs everywhere); ranks that
+   * built others get `E_COLLECTIVE` rather than a sum of unrelated counts.
+   */
+  private async closeFenceStreams(local: LocalWork): Promise<void> {
+    const mine = local.openStreams();
+    const [most, minusLeast] = await this.native.allreduce(Float64Array.of(mine.length, -mine.length), 0, this.place.comm, ReduceOpCode.Max);
+    if (most !== -minusLeast!) {
+      throw Errors.collective(`the ranks built different numbers of TTs with reducing inputs that end at the fence (${-minusLeast!} to ${most})`, this.rank);
+    }
+    local.closeStreams(Array.from(await this.native.allreduce(Float64Array.from(mine), 0, this.place.comm)));
   }
 
   /**

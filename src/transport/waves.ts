@@ -25,10 +25,10 @@ export function wavePauseUs(elapsedMs: number): number {
 export interface WaveWorld {
   /** Settles this rank's local work (runs what is runnable) before each wave. */
   settleLocal(): Promise<void>;
-  /** This rank's [messages sent, messages received, 1 if it failed else 0, ...streams open until the fence per TT]. */
-  counts(): number[];
-  /** Ends this rank's streams that end at the fence, given the world's sums of them per TT. */
-  closeStreams(open: readonly number[]): void;
+  /** This rank's [messages sent, messages received, 1 if it failed else 0, streams open until the fence]. */
+  counts(): [number, number, number, number];
+  /** Ends the streams that end at the fence which may end now (agreeing with the other ranks which). */
+  closeStreams(): Promise<void>;
   /**
    * Sums `values` over the world's ranks, starting after `pauseUs`, or sooner once this rank has
    * had no traffic for `quietUs`.
@@ -53,12 +53,12 @@ export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
     await w.settleLocal();
     if (w.stopped()) return undefined;
     const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-    const [s, r, f, ...open] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
+    const [s, r, f, open] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
     if (w.stopped()) return undefined;
     if (s === r && s === prevSent && r === prevRecv) {
-      if (!open.some((n) => n > 0) || f! > 0) return f!;
-      // quiet but for streams that end at the fence: every rank ends its own (all saw the same sums), and the waves go on
-      w.closeStreams(open);
+      if (open === 0 || f! > 0) return f!;
+      // quiet but for streams that end at the fence: every rank saw the same sums, so all end theirs now, and the waves go on
+      await w.closeStreams();
       prevSent = -1;
       prevRecv = -1;
       continue;

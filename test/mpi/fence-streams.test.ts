@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { rankResults } from './rank-results.js';
+import { mpirun } from '../../bench/lib/mpirun.js';
+import { rankResults, resultLines } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/fence-streams.js', import.meta.url));
 
@@ -23,6 +24,13 @@ describe("reducing inputs that end at the fence ('fence') under mpirun", functio
           expect(p.incomplete).to.equal(0);
         });
       }
+    });
+
+    it(`ranks that built different TTs with such inputs get E_COLLECTIVE at the fence, not a wrong sum, at ${np} ranks`, () => {
+      const run = mpirun(np, SCRIPT, ['mismatch'], 60_000);
+      const results = resultLines<{ rank: number; mismatch: string }>(run.stdout);
+      expect(results.map((r) => r.rank).sort(), run.output).to.deep.equal([...Array(np).keys()]);
+      for (const r of results) expect(r.mismatch).to.match(/^E_COLLECTIVE: the ranks built different numbers of TTs with reducing inputs that end at the fence \(2 to 3\)/);
     });
   }
 });
