@@ -27,7 +27,6 @@ if (!Number.isInteger(P) || !Number.isInteger(Q) || P * Q !== size) {
   process.exit(2);
 }
 const l = layout(opts.n, Math.min(opts.nb, opts.n), P, Q);
-const progress = rank === 0 && !opts.json && process.stderr.isTTY === true;
 
 /** This rank's tiles of the matrix, generated where they live. */
 function generate(): Map<string, { i: number; j: number; tile: Tile }> {
@@ -45,27 +44,18 @@ function generate(): Map<string, { i: number; j: number; tile: Tile }> {
 
 const times: number[] = [];
 let factor = new Map<string, { i: number; j: number; tile: Tile }>();
-let finished = 0;
-const total = (l.nt * (l.nt + 1)) / 2;
 // One graph for every iteration: V8 then compiles its task bodies once (a graph per iteration
 // had them recompiled each time, on the cores the kernels use).
-const { init } = make_cholesky(l, (i, j, tile) => {
-  factor.set(`${i},${j}`, { i, j, tile });
-  if (progress && ++finished % Math.max(1, Math.floor(total / 50)) === 0) {
-    process.stderr.write(`\rPOTRF: ${finished} of ~${Math.ceil(total / size)} local tiles done`);
-  }
-}, opts.body);
+const { init } = make_cholesky(l, (i, j, tile) => { factor.set(`${i},${j}`, { i, j, tile }); }, opts.body);
 for (let it = 0; it < opts.iters; it++) {
   const tiles = generate();
   factor = new Map();
-  finished = 0;
   await ttg.fence();
   const t0 = performance.now();
   for (const { i, j, tile } of tiles.values()) init.invoke([i, j], tile);
   ttg.execute();
   await ttg.fence();
   times.push((performance.now() - t0) / 1000);
-  if (progress) process.stderr.write('\r\x1b[K');
 }
 
 let residual = NaN;

@@ -46,6 +46,16 @@ export const checksumRequested = (): boolean => flag('TTG_CHECKSUM');
 /** TTG_CHECK_SERIALIZE: deliveries within a rank are encoded and decoded too. */
 export const travelCheckRequested = (): boolean => flag('TTG_CHECK_SERIALIZE');
 
+/**
+ * TTG_PROGRESS: seconds a fence lasts before its progress line appears on a terminal (default 2);
+ * `0` turns the line off.
+ */
+export function progressDelayS(): number {
+  const v = env('TTG_PROGRESS');
+  const n = Number(v);
+  return v === undefined || v === '' || !Number.isFinite(n) || n < 0 ? 2 : n;
+}
+
 /** TTG_HANG_TIMEOUT: seconds without progress before a fence reports a hang. */
 export function hangTimeout(): number {
   const v = Number(env('TTG_HANG_TIMEOUT'));

@@ -229,7 +229,8 @@ export class MpiTransport implements Transport, WorldReceiver {
     try {
       const failed = await untilQuiet({
         settleLocal: () => local.settle(),
-        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0)],
+        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0), local.done()],
+        seen: (done) => local.seen(done),
         closeStreams: () => this.closeFenceStreams(local),
         allreduce: (values, pauseUs, quietUs) => this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs),
         stopped: () => this.broken !== undefined, // the fence already rejected (hang)

@@ -25,8 +25,10 @@ export function wavePauseUs(elapsedMs: number): number {
 export interface WaveWorld {
   /** Settles this rank's local work (runs what is runnable) before each wave. */
   settleLocal(): Promise<void>;
-  /** This rank's [messages sent, messages received, 1 if it failed else 0, streams open until the fence]. */
-  counts(): [number, number, number, number];
+  /** This rank's [messages sent, messages received, 1 if it failed else 0, streams open until the fence, tasks finished]. */
+  counts(): [number, number, number, number, number];
+  /** The world's finished tasks, as a wave summed them. */
+  seen(worldDone: number): void;
   /** Ends the streams that end at the fence which may end now (agreeing with the other ranks which). */
   closeStreams(): Promise<void>;
   /**
@@ -53,8 +55,9 @@ export async function untilQuiet(w: WaveWorld): Promise<number | undefined> {
     await w.settleLocal();
     if (w.stopped()) return undefined;
     const pause = wave === 0 ? 0 : wavePauseUs(performance.now() - start);
-    const [s, r, f, open] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
+    const [s, r, f, open, done] = await w.allreduce(Float64Array.from(w.counts()), pause, WAVE_QUIET_US);
     if (w.stopped()) return undefined;
+    w.seen(done!);
     if (s === r && s === prevSent && r === prevRecv) {
       if (open === 0 || f! > 0) return f!;
       // quiet but for streams that end at the fence: every rank saw the same sums, so all end theirs now, and the waves go on

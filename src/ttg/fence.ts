@@ -6,6 +6,7 @@ import { clearPending, collectReport, formatReport, waitingIn, type FenceReport 
 import type { Runtime } from './runtime.js';
 import type { LocalWork, Transport } from './transport.js';
 import { closeFenceStreams, openFenceStreams } from './fence-streams.js';
+import { fenceProgress, type FenceProgress } from './progress.js';
 import { hangTimeout } from '../base/settings.js';
 import { Watchdog } from './watchdog.js';
 import { calledInTask } from './in-task.js';
@@ -43,8 +44,10 @@ async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceRepor
 /** The part of the fence that belongs to the phase it ends. */
 async function closePhase(rt: Runtime, transport: Transport, options: FenceOptions): Promise<FenceReport> {
   const dog = new Watchdog(rt, ++rt.fences, hangTimeout());
+  const progress = fenceProgress(rt);
+  progress?.start();
   try {
-    await Promise.race([transport.quiesce(localWork(rt)), dog.hung]);
+    await Promise.race([transport.quiesce(localWork(rt, progress)), dog.hung]);
   } catch (e) {
     // a hang (or a world that hung before): nothing of this run can complete any more; an error
     // recorded meanwhile (a failed send, a lost message) is likely why, so the hang carries it
@@ -53,6 +56,7 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
     throw recorded !== undefined && e instanceof TtgError && e.code === 'E_HANG' && e.cause === undefined ? withCause(e, recorded) : e;
   } finally {
     dog.stop();
+    progress?.stop();
   }
   const err = rt.scheduler.takeError();
   if (err !== undefined) {
@@ -68,9 +72,11 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   return report;
 }
 
-/** This rank's part of the fence: settling its work, and the streams that end at the fence. */
-function localWork(rt: Runtime): LocalWork {
+/** This rank's part of the fence: settling its work, the streams that end at the fence, the progress line. */
+function localWork(rt: Runtime, progress: FenceProgress | undefined): LocalWork {
   return {
+    done: () => rt.scheduler.completed,
+    seen: (worldDone) => progress?.seen(worldDone),
     settle: () => settleLocal(rt),
     // a failed run ends at this fence: nothing more of it runs
     openStreams: () => (rt.fenceTTs.length === 0 ? [] : rt.scheduler.error !== undefined ? rt.fenceTTs.map(() => 0) : openFenceStreams(rt)),

@@ -48,6 +48,10 @@ export interface LocalWork {
    * that no other TT with open ones feeds (their tasks become ready once their other inputs are there).
    */
   closeStreams(open: readonly number[]): void;
+  /** How many tasks this rank has finished so far. */
+  done(): number;
+  /** A termination wave summed the world's finished tasks (for the progress line). */
+  seen(worldDone: number): void;
 }
 
 /** Moves work between ranks and decides global quiescence. */
