@@ -40,6 +40,15 @@ export function traceFile(): string | undefined {
   return f === undefined || f === '' ? undefined : f;
 }
 
+/** TTG_REPORT: the HTML report's file, or undefined. */
+export function reportFile(): string | undefined {
+  const f = env('TTG_REPORT');
+  return f === undefined || f === '' ? undefined : f;
+}
+
+/** Events are traced: for TTG_TRACE's file or TTG_REPORT's page. */
+export const tracingRequested = (): boolean => traceFile() !== undefined || reportFile() !== undefined;
+
 /** TTG_CHECKSUM: every message carries checksums. */
 export const checksumRequested = (): boolean => flag('TTG_CHECKSUM');
 

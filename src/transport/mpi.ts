@@ -8,7 +8,7 @@
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, packedBytes, unpackParts } from '../serialize/small-parts.js';
-import { checksumRequested, traceFile } from '../base/settings.js';
+import { checksumRequested, tracingRequested } from '../base/settings.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
@@ -87,7 +87,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [], ids: [] }) {
     this.native = endpoint.native;
     this.traceChunks = new TraceChunks(place.id === 0 ? endpoint.size : place.members.length);
-    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFile() !== undefined ? Trail.Trace : 0);
+    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (tracingRequested() ? Trail.Trace : 0);
     if (place.id === 0) {
       this.rank = endpoint.rank;
       this.size = endpoint.size;

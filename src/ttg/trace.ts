@@ -63,8 +63,8 @@ export class Tracer {
   private deferred: Array<() => void> = [];
 
   constructor(
-    /** Output file (written by rank 0). */
-    readonly file: string,
+    /** The trace file (written by rank 0), or undefined when only the HTML report wants the events. */
+    readonly file: string | undefined,
     /** This rank. */
     readonly rank: number,
   ) {
@@ -145,17 +145,21 @@ export class Tracer {
   }
 }
 
-/** Writes the merged trace: `chunks` are each rank's {@link Tracer.serialize} output. */
+/** The merged events' JSON text: `chunks` are each rank's {@link Tracer.serialize} output. */
+export function mergedEvents(chunks: readonly string[]): string {
+  return `[\n${chunks.filter((c) => c.length !== 0).join(',\n')}\n]`;
+}
+
+/** Writes the merged trace. */
 export function writeTrace(file: string, chunks: readonly string[]): void {
-  const body = chunks.filter((c) => c.length !== 0).join(',\n');
-  writeFileSync(file, `{"displayTimeUnit":"ms","traceEvents":[\n${body}\n]}\n`);
+  writeFileSync(file, `{"displayTimeUnit":"ms","traceEvents":${mergedEvents(chunks)}}\n`);
 }
 
 /** The tracer of this process, or undefined when tracing is off (set by `initialize`). */
 export let tracer: Tracer | undefined;
 
-/** Starts tracing to `file` (from TTG_TRACE); returns the tracer. */
-export function startTracing(file: string, rank: number): Tracer {
+/** Starts tracing to `file` (from TTG_TRACE; undefined: for the report only); returns the tracer. */
+export function startTracing(file: string | undefined, rank: number): Tracer {
   tracer = new Tracer(file, rank);
   return tracer;
 }

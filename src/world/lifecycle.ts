@@ -2,12 +2,14 @@
  * The lifecycle calls `initialize`, `execute`, `fence` and `finalize` of the default world, which
  * spans every rank. Here the layers meet: it picks the transport and hands the device layer to the core.
  */
+import { writeFileSync } from 'node:fs';
+
 import { devicePort } from '../device/port.js';
 import { finalizeDevices, initDevices } from '../device/runtime.js';
 import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
-import { checksumRequested, traceFile, travelCheckRequested } from '../base/settings.js';
+import { checksumRequested, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import type { FenceOptions } from '../ttg/fence.js';
@@ -15,7 +17,8 @@ import type { FenceReport } from '../ttg/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime } from '../ttg/runtime.js';
 import { World } from '../ttg/world.js';
-import { startTracing, stopTracing, tracer, writeTrace } from '../ttg/trace.js';
+import { mergedEvents, startTracing, stopTracing, tracer, writeTrace, type TraceEvent } from '../ttg/trace.js';
+import { renderReport } from '../ttg/report.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
@@ -46,7 +49,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   rt.checkTravel = travelCheckRequested();
   rt.start(transport, devicePort);
   const trace = traceFile();
-  if (trace !== undefined) rt.scheduler.tracer = startTracing(trace, transport.rank);
+  if (tracingRequested()) rt.scheduler.tracer = startTracing(trace, transport.rank);
   await initDevices(options.device);
   world = new World(rt);
   return world;
@@ -109,7 +112,9 @@ export async function finalize(): Promise<void> {
   const tr = tracer;
   if (tr !== undefined) {
     const chunks = await rt.transport!.gatherTrace(tr.serialize());
-    if (chunks !== undefined) writeTrace(tr.file, chunks);
+    if (chunks !== undefined && tr.file !== undefined) writeTrace(tr.file, chunks);
+    const report = reportFile();
+    if (chunks !== undefined && report !== undefined) writeFileSync(report, renderReport(JSON.parse(mergedEvents(chunks)) as TraceEvent[]));
     rt.scheduler.tracer = undefined;
     stopTracing();
   }

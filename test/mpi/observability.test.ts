@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { renderSvg, type SvgEvent } from '../../src/tools/trace-svg.js';
+import { renderSvg, type SvgEvent } from '../../src/ttg/trace-svg.js';
 import { expectHealthy, expectTtgError, rejection, within } from '../helpers.js';
 import { mpirun } from '../../bench/lib/mpirun.js';
 

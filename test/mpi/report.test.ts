@@ -1,0 +1,62 @@
+/**
+ * The HTML report (`TTG_REPORT`, src/ttg/report.ts): one self-contained file written at finalize
+ * with every rank's tasks, at 1 and 2 ranks; and the page of a run where nothing ran.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { expect } from 'chai';
+
+import { mpirun } from '../../bench/lib/mpirun.js';
+import { renderReport } from '../../src/ttg/report.js';
+
+const SCRIPT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
+
+/** The rows of the table after heading `h2`, as arrays of cell texts. */
+function rows(html: string, h2: string): string[][] {
+  const at = html.indexOf(`<h2>${h2}</h2>`);
+  const body = html.slice(at, html.indexOf('</table>', at));
+  return [...body.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!));
+}
+
+/** Nothing in the page is fetched from elsewhere: no scripts, links, frames, images or CSS urls. */
+function selfContained(html: string): void {
+  expect(html).to.not.match(/<script|<link|<iframe|<img|\bsrc=|url\(|@import|href="http/i);
+}
+
+describe('the HTML report (TTG_REPORT)', function () {
+  this.timeout(120_000);
+
+  for (const np of [1, 2]) {
+    it(`at ${np} rank(s): one self-contained file with every rank's tasks, per-TT figures, the slowest task first, and the task stream`, () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
+      const env = { TTG_REPORT: file };
+      const run = np === 1
+        ? spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, ...env } })
+        : mpirun(np, SCRIPT, [], 60_000, env);
+      expect(run.status, String(run.stderr)).to.equal(0);
+      expect(existsSync(file)).to.equal(true);
+      const html = readFileSync(file, 'utf8');
+      selfContained(html);
+      expect(html).to.match(new RegExp(`${np} rank\\(s\\), 44 tasks of 2 TT\\(s\\)`));
+      const perTt = new Map(rows(html, 'Per TT').map((r) => [r[0], r]));
+      expect(perTt.get('MAP')![1]).to.equal('40');
+      expect(perTt.get('REDUCE')![1]).to.equal('4');
+      if (np === 2) expect(perTt.get('MAP')![5]).to.equal('rank 0: 20, rank 1: 20');
+      const slowest = rows(html, 'Slowest tasks');
+      expect(slowest[0]!.slice(0, 3)).to.deep.equal(['MAP', '7', String(7 % np)]);
+      expect(Number(slowest[0]![3])).to.be.at.least(30);
+      expect(html).to.match(/<svg[^>]*>[\s\S]*<rect[\s\S]*<\/svg>/);
+      if (np === 2) expect(rows(html, 'Messages between ranks').map((r) => r[0]).sort()).to.include('0 → 1');
+    });
+  }
+
+  it('a run where no task ran still gives a page that says so', () => {
+    const html = renderReport([{ name: 'process_name', ph: 'M', ts: 0, pid: 0, tid: 0, args: { name: 'rank 0' } }]);
+    selfContained(html);
+    expect(html).to.include('1 rank(s), 0 tasks of 0 TT(s)').and.to.include('no tasks ran');
+  });
+});
