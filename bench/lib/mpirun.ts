@@ -13,19 +13,21 @@ const MPIRUN_FLAGS = ['--oversubscribe', '--allow-run-as-root'];
 /** Environment of every launch (one BLAS thread per rank; no colors in captured output). */
 const launchEnv = (extra: Record<string, string> = {}) => ({ ...process.env, NO_COLOR: '1', OPENBLAS_NUM_THREADS: '1', ...extra });
 
-/** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
-export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000, extraEnv: Record<string, string> = {}) {
+/** The command line and environment of `node <file> ...args` under `mpirun -np np`, for a spawn of one's own. */
+export function mpirunCommand(np: number, file: string, args: string[] = [], extraEnv: Record<string, string> = {}) {
   if (spawnSync('mpirun', ['--version']).error) throw new Error('mpirun not found: run scripts/install-system-packages.sh');
   if (!requireNative().info().mpi) throw new Error('the addon was built without MPI: install MPI, then npm run build:native');
   const env = launchEnv({ OMPI_MCA_btl_vader_single_copy_mechanism: process.env['OMPI_MCA_btl_vader_single_copy_mechanism'] ?? 'none', ...extraEnv });
-  const t0 = performance.now();
-  const run = spawnSync('mpirun', ['-np', String(np), ...MPIRUN_FLAGS, process.execPath, file, ...args], {
-    encoding: 'utf8', env, timeout: timeoutMs,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
+  return { command: 'mpirun', args: ['-np', String(np), ...MPIRUN_FLAGS, process.execPath, file, ...args], env };
 }
 
-
+/** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
+export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000, extraEnv: Record<string, string> = {}) {
+  const c = mpirunCommand(np, file, args, extraEnv);
+  const t0 = performance.now();
+  const run = spawnSync(c.command, c.args, { encoding: 'utf8', env: c.env, timeout: timeoutMs });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
+}
 
 /**
  * When this process was not started by mpirun, runs `script` (an `import.meta.url`) under

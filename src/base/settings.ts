@@ -46,8 +46,20 @@ export function reportFile(): string | undefined {
   return f === undefined || f === '' ? undefined : f;
 }
 
-/** Events are traced: for TTG_TRACE's file or TTG_REPORT's page. */
-export const tracingRequested = (): boolean => traceFile() !== undefined || reportFile() !== undefined;
+/**
+ * TTG_DASHBOARD=[host:]port: where rank 0 serves the live dashboard (127.0.0.1 unless a host is
+ * given; port 0: any free port), or undefined.
+ */
+export function dashboardAddress(): { host: string; port: number } | undefined {
+  const v = env('TTG_DASHBOARD');
+  if (v === undefined || v === '') return undefined;
+  const m = /^(?:(.+):)?(\d+)$/.exec(v);
+  if (m === null || Number(m[2]) > 65535) return undefined;
+  return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
+}
+
+/** Events are traced: for TTG_TRACE's file, TTG_REPORT's page or the live dashboard. */
+export const tracingRequested = (): boolean => traceFile() !== undefined || reportFile() !== undefined || dashboardAddress() !== undefined;
 
 /** TTG_CHECKSUM: every message carries checksums. */
 export const checksumRequested = (): boolean => flag('TTG_CHECKSUM');

@@ -84,6 +84,12 @@ export class LocalTransport implements Transport {
 
   abandon(): void {}
 
+  onSummary: ((rank: number, json: string) => void) | undefined = undefined;
+
+  sendSummary(json: string): void {
+    this.onSummary?.(0, json);
+  }
+
   gatherTrace(chunk: string): Promise<string[] | undefined> {
     return Promise.resolve([chunk]);
   }

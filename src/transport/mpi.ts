@@ -176,6 +176,19 @@ export class MpiTransport implements Transport, WorldReceiver {
     for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
   }
 
+  onSummary: ((rank: number, json: string) => void) | undefined = undefined;
+
+  sendSummary(json: string): void {
+    if (this.rank === 0) {
+      this.onSummary?.(0, json);
+      return;
+    }
+    if (this.endpoint.finalized || this.broken !== undefined) return;
+    const { bytes } = encode([Wire.Summary, this.rank, json]);
+    stampPhase(bytes, this.phase.bit);
+    this.post(0, bytes, [], false);
+  }
+
   vote(fence: number, stalled: boolean): void {
     if (this.endpoint.finalized) return;
     const { bytes } = encode([Wire.Stall, fence, stalled ? 1 : 0, this.rank]);
@@ -417,6 +430,11 @@ export class MpiTransport implements Transport, WorldReceiver {
       // a failure of the next phase must not fail the fence this rank is ending
       if (phase !== this.phase.bit) this.phase.hold(() => this.onFailure(decoded.msg));
       else this.onFailure(decoded.msg);
+      return;
+    }
+    if (kind === Wire.Summary) {
+      const [, rank, json] = decoded.msg as [Wire.Summary, number, string];
+      this.onSummary?.(rank, json);
       return;
     }
     if (kind === Wire.Stall) {

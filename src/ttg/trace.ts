@@ -136,11 +136,16 @@ export class Tracer {
     this.deferred.push(fn);
   }
 
-  /** This rank's events as JSON text (without the enclosing array brackets). */
-  serialize(): string {
+  /** Runs what {@link later} deferred (an op whose stamps have not arrived yet is left out). */
+  flushLater(): void {
     const d = this.deferred;
     this.deferred = [];
     for (const fn of d) fn();
+  }
+
+  /** This rank's events as JSON text (without the enclosing array brackets). */
+  serialize(): string {
+    this.flushLater();
     return this.events.map((e) => JSON.stringify(e)).join(',\n');
   }
 }

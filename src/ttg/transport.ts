@@ -131,4 +131,11 @@ export interface Transport {
   abandon(err: TtgError): void;
   /** Gathers every rank's trace events at rank 0 (which gets them in rank order; others get undefined). */
   gatherTrace(chunk: string): Promise<string[] | undefined>;
+  /**
+   * Sends this rank's live summary (JSON text) to rank 0, outside termination detection: rank 0's
+   * {@link onSummary} gets it (its own too).
+   */
+  sendSummary(json: string): void;
+  /** On rank 0: a rank's summary arrived. */
+  onSummary: ((rank: number, json: string) => void) | undefined;
 }

@@ -21,6 +21,8 @@ export const enum Wire {
   Stall = 5,
   /** `[Trace, rank, json]`: a rank's trace events, sent to rank 0 at finalize (not counted). */
   Trace = 6,
+  /** `[Summary, rank, json]`: a rank's live summary for the dashboard on rank 0 (not counted). */
+  Summary = 7,
 }
 
 /** One destination of an input message: input `terminal` of TT `ttId`, for each of `keys`. */
@@ -34,4 +36,5 @@ export type WireMessage =
   | [Wire.Invoke, number, unknown]
   | [Wire.Failure, string, string, string | null, number | null, number, unknown, unknown?]
   | [Wire.Stall, number, number, number]
-  | [Wire.Trace, number, Uint8Array];
+  | [Wire.Trace, number, Uint8Array]
+  | [Wire.Summary, number, string];

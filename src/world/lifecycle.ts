@@ -9,7 +9,8 @@ import { finalizeDevices, initDevices } from '../device/runtime.js';
 import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
-import { checksumRequested, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
+import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
+import { startDashboard, type Dashboard } from './dashboard.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import type { FenceOptions } from '../ttg/fence.js';
@@ -32,6 +33,8 @@ export interface InitializeOptions {
 }
 
 let world: World | undefined;
+/** The live dashboard, when TTG_DASHBOARD asked for one. */
+let dashboard: Dashboard | undefined;
 
 /**
  * Joins the world: under `mpirun` all ranks, otherwise a world of one rank. Call once per process;
@@ -50,6 +53,8 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   rt.start(transport, devicePort);
   const trace = traceFile();
   if (tracingRequested()) rt.scheduler.tracer = startTracing(trace, transport.rank);
+  const at = dashboardAddress();
+  if (at !== undefined) dashboard = await startDashboard(rt, rt.scheduler.tracer!, at, trace !== undefined || reportFile() !== undefined);
   await initDevices(options.device);
   world = new World(rt);
   return world;
@@ -109,6 +114,8 @@ export async function finalize(): Promise<void> {
     return;
   }
   await finalizeDevices();
+  await dashboard?.stop();
+  dashboard = undefined;
   const tr = tracer;
   if (tr !== undefined) {
     const chunks = await rt.transport!.gatherTrace(tr.serialize());

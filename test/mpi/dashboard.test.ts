@@ -1,0 +1,88 @@
+/**
+ * The live dashboard (`TTG_DASHBOARD`, src/world/dashboard.ts) at 2 ranks, over HTTP: rank 0
+ * serves the page and the merged state of both ranks while the program runs (progress per TT, the
+ * task stream, messages, an error after a planted failure); a dashboard bound to another host
+ * needs the token it prints. (The page in a real browser: issue 41's next part.)
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import { expect } from 'chai';
+
+import { mpirunCommand } from '../../bench/lib/mpirun.js';
+
+const SCRIPT = fileURLToPath(new URL('../mpi/dashboard.js', import.meta.url));
+
+interface State {
+  size: number;
+  ranks: Record<string, { rank: number; tts: Record<string, [number, number, number]>; sent: number; fencing: boolean }>;
+  stream: Array<[number, string, number, number]>;
+  errors: string[];
+}
+
+/** Starts the run; resolves the dashboard's URL (from its stderr line) and a promise of its exit. */
+function start(dashboard: string): Promise<{ url: string; exited: Promise<number | null>; output: () => string }> {
+  const c = mpirunCommand(2, SCRIPT, [], { TTG_DASHBOARD: dashboard });
+  const child = spawn(c.command, c.args, { env: c.env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /ttg: dashboard on (\S+)/.exec(out);
+      if (m !== null) resolve({ url: m[1]!, exited, output: () => out });
+    });
+    child.on('exit', () => reject(new Error(`the run ended without a dashboard line:\n${out}`)));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
+  this.timeout(120_000);
+
+  it('serves the page and both ranks\' state while the run goes: progress per TT, the task stream, messages, then the planted error', async () => {
+    const run = await start('0');
+    const page = await (await fetch(run.url)).text();
+    expect(page).to.include('<title>ttg dashboard</title>').and.to.include('Progress per TT');
+    expect(page).to.not.match(/<script src|<link|https?:\/\//);
+    // its script at least parses (the page in a browser: issue 41's next part)
+    expect(() => new Function(/<script>([\s\S]*)<\/script>/.exec(page)![1]!)).to.not.throw();
+    const states: State[] = [];
+    let sawError = false;
+    for (let i = 0; i < 60 && !sawError; i++) {
+      try {
+        const s = (await (await fetch(`${run.url}state`)).json()) as State;
+        states.push(s);
+        sawError = s.errors.length > 0;
+      } catch {
+        break;
+      }
+      await sleep(200);
+    }
+    expect(await run.exited, run.output()).to.equal(0);
+    const during = states.find((s) => Object.keys(s.ranks).length === 2 && s.stream.length > 0 && s.ranks['0']!.fencing)!;
+    expect(during, JSON.stringify(states.at(-1))).to.not.equal(undefined);
+    expect(during.size).to.equal(2);
+    for (const r of ['0', '1']) expect(during.ranks[r]!.tts['STEP']![0]).to.be.above(0);
+    expect(during.ranks['0']!.sent).to.be.above(0);
+    expect(new Set(during.stream.map(([rank, tt]) => `${rank}:${tt}`))).to.deep.equal(new Set(['0:STEP', '1:STEP']));
+    const last = states.at(-1)!;
+    expect(last.errors.join('\n')).to.match(/E_TASK_FAILED: task body threw: planted failure for the dashboard \(TT 'BOOM', key 0/);
+    const counted = Object.values(last.ranks).reduce((a, r) => a + (r.tts['STEP']?.[0] ?? 0), 0);
+    expect(counted).to.equal(400);
+  });
+
+  it('bound to another host, every request needs the token it prints', async () => {
+    const run = await start('0.0.0.0:0');
+    const url = new URL(run.url);
+    const token = url.searchParams.get('token');
+    expect(token).to.match(/^[0-9a-f]{32}$/);
+    const base = `http://127.0.0.1:${url.port}`;
+    expect((await fetch(`${base}/`)).status).to.equal(403);
+    expect((await fetch(`${base}/state?token=wrong`)).status).to.equal(403);
+    expect((await fetch(`${base}/state?token=${token}`)).status).to.equal(200);
+    expect(await run.exited, run.output()).to.equal(0);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * A run for the live dashboard's tests (test/mpi/dashboard.test.ts), with TTG_DASHBOARD set by the
+ * test: a chain of 400 tasks of ~5 ms passing from rank to rank (2 s or more), then a graph whose
+ * task fails with a known message; the fence's rejection is caught and the ranks stay a second
+ * more (the dashboard shows the error), then finalize. Prints `RESULT {...}` per rank.
+ *
+ *   STEP [k] (on rank k mod size) ──▶ STEP [k + 1]          BOOM [0] (throws)
+ */
+import * as ttg from 'ttg';
+
+const world = await ttg.initialize();
+const { rank, size } = world;
+const N = 400;
+const next = new ttg.Edge<number, void>('next');
+const step = ttg.make_tt((k: number, _n: void, out) => {
+  const until = performance.now() + 5;
+  while (performance.now() < until) { /* a task's work */ }
+  if (k + 1 < N) out.sendk(0, k + 1);
+}, [next], [next], { name: 'STEP' });
+step.set_procmap((k) => k % size);
+const go = new ttg.Edge<number, void>('go');
+const boom = ttg.make_tt(() => { throw new Error('planted failure for the dashboard'); }, [go], [], { name: 'BOOM' });
+ttg.make_graph_executable(step, boom);
+if (rank === 0) step.invoke(0);
+await world.fence();
+if (rank === 0) boom.invoke(0);
+let failed = '';
+try {
+  await world.fence({ quiet: true });
+} catch (e) {
+  failed = (e as ttg.TtgError).code;
+}
+await new Promise((r) => setTimeout(r, 1500));
+console.log(`RESULT ${JSON.stringify({ rank, failed })}`);
+await ttg.finalize();
