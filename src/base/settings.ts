@@ -4,6 +4,7 @@
  * The addon's tuning goes to it through `configure` (src/native/addon.ts).
  */
 import { cudaLibDirs } from './cuda-libs.js';
+import { Errors } from './errors.js';
 
 /** Default of TTG_HANG_TIMEOUT, in seconds. */
 export const DEFAULT_HANG_TIMEOUT_S = 30;
@@ -54,7 +55,7 @@ export function dashboardAddress(): { host: string; port: number } | undefined {
   const v = env('TTG_DASHBOARD');
   if (v === undefined || v === '') return undefined;
   const m = /^(?:(.+):)?(\d+)$/.exec(v);
-  if (m === null || Number(m[2]) > 65535) return undefined;
+  if (m === null || Number(m[2]) > 65535) throw Errors.invalidArgument('TTG_DASHBOARD', `must be [host:]port with a port in 0..65535, got '${v}'`);
   return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
 }
 

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
+import { Errors } from '../base/errors.js';
 import type { Runtime } from '../ttg/runtime.js';
 import { Summarizer, type RankSummary } from '../ttg/summary.js';
 import type { Tracer } from '../ttg/trace.js';
@@ -76,7 +77,7 @@ export async function startDashboard(rt: Runtime, tracer: Tracer, at: { host: st
       else res.writeHead(404).end();
     });
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
+      server!.once('error', (e) => reject(Errors.invalidArgument('TTG_DASHBOARD', `cannot serve on ${at.host}:${at.port}: ${e.message}`, { rank: rt.rank })));
       server!.listen(at.port, at.host, () => resolve());
     });
     server.unref();

@@ -4,14 +4,17 @@
  * task stream, messages, an error after a planted failure); a dashboard bound to another host
  * needs the token it prints. (The page in a real browser: issue 41's next part.)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
 import { mpirunCommand } from '../../bench/lib/mpirun.js';
+import { resultLines } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/dashboard.js', import.meta.url));
+const BAD = fileURLToPath(new URL('../mpi/dashboard-bad.js', import.meta.url));
 
 interface State {
   size: number;
@@ -84,5 +87,22 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     expect((await fetch(`${base}/state?token=wrong`)).status).to.equal(403);
     expect((await fetch(`${base}/state?token=${token}`)).status).to.equal(200);
     expect(await run.exited, run.output()).to.equal(0);
+  });
+
+  it('a TTG_DASHBOARD that is no [host:]port, or a port in use, fails initialize with E_INVALID_ARGUMENT', async () => {
+    const error = (value: string): string => {
+      const run = spawnSync(process.execPath, [BAD], { encoding: 'utf8', env: { ...process.env, TTG_DASHBOARD: value } });
+      return resultLines<{ rank: number; error: string }>(run.stdout)[0]!.error;
+    };
+    expect(error('abc')).to.match(/^E_INVALID_ARGUMENT: .*TTG_DASHBOARD must be \[host:\]port .*'abc'/);
+    expect(error('70000')).to.match(/^E_INVALID_ARGUMENT: .*TTG_DASHBOARD/);
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      expect(error(`127.0.0.1:${port}`)).to.match(new RegExp(`^E_INVALID_ARGUMENT: .*TTG_DASHBOARD cannot serve on 127.0.0.1:${port}: .*EADDRINUSE`));
+    } finally {
+      busy.close();
+    }
   });
 });
