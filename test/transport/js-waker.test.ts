@@ -55,7 +55,9 @@ describe('addon wake-ups and the event loop', function () {
     // a 600x600 dgemm takes milliseconds: without the hold, Node would exit before it completes
     const r = await runChild('device-held', `
       const n = 600, a = new Float64Array(n * n).fill(1), c = new Float64Array(n * n);
-      native.devStart('pool', 1, 1, (ids) => console.log('done ' + [...ids].join(',') + ' c=' + c[0]));
+      // the raw addon call borrows the arrays' memory: the caller keeps them alive until the
+      // completion, as the device layer does through its Buffers (else GC may free \`a\` mid-dgemm)
+      native.devStart('pool', 1, 1, (ids) => console.log('done ' + [...ids].join(',') + ' c=' + c[0] + (a.length > 0 ? '' : '?')));
       native.devOp(0, 2, 'NN', n, n, n, 1, 0, a, n, a, n, c, n, null, 0, 7);
     `, 8000);
     expect(r.aliveAfterMs).to.equal(false);
