@@ -7,17 +7,20 @@
 export class Lane {
   private tail: Promise<void> = Promise.resolve();
   private fences = 0;
-  /**
-   * The first collective that took its turn while a fence had one and that has not yet run: if a
-   * task of the world awaits it, the fence never ends (its hang report says so).
-   */
-  behindFence: string | undefined;
+  /** Collectives that took their turns while a fence had one, and have not started yet. */
+  private readonly waiting: string[] = [];
+
+  /** The first of them: if a task of the world awaits it, the fence never ends (its hang report says so). */
+  get behindFence(): string | undefined {
+    return this.waiting[0];
+  }
 
   /** Runs `op` after every operation that took its turn before; the turn is taken now. `what` names a collective. */
   run<T>(op: () => Promise<T>, what?: string): Promise<T> {
-    if (what !== undefined && this.fences > 0) this.behindFence ??= what;
+    const noted = what !== undefined && this.fences > 0;
+    if (noted) this.waiting.push(what);
     const result = this.tail.then(() => {
-      if (what !== undefined && this.behindFence === what) this.behindFence = undefined;
+      if (noted) this.waiting.shift();  // turns are taken and started in the same order
       return op();
     });
     this.tail = result.then(() => undefined, () => undefined);
