@@ -4,7 +4,8 @@
  * the fence ends the open ones of the TTs that no other TT with open ones feeds (transport waves,
  * or the local loop on one rank, so every rank decides alike from the same sums); their tasks run,
  * and the fence goes on until no stream is open. Upstream first: a reduction fed by another one
- * ends only after that one has run and sent. In a cycle of such TTs, all of them end at once.
+ * ends only after that one has run and sent. The TTs of a cycle end together, and what the cycle
+ * feeds ends after them.
  */
 import type { Runtime } from './runtime.js';
 import type { TTImpl } from './tt.js';
@@ -45,10 +46,8 @@ function feeders(tt: TTImpl): Set<TTImpl> {
 /** Ends the open streams of the TTs that no other TT with open streams (summed over the world: `open`) feeds. */
 export function closeFenceStreams(rt: Runtime, open: readonly number[]): void {
   const busy = rt.fenceTTs.filter((_, j) => open[j]! > 0);
-  let ready = busy.filter((tt) => {
-    const up = feeders(tt);
-    return !busy.some((other) => other !== tt && up.has(other));
-  });
-  if (ready.length === 0) ready = busy;  // a cycle: no first one
+  const up = new Map(busy.map((tt) => [tt, feeders(tt)]));
+  // ready: every busy TT that feeds it is on a cycle with it (TTs downstream of a cycle wait for it)
+  const ready = busy.filter((tt) => busy.every((other) => other === tt || !up.get(tt)!.has(other) || up.get(other)!.has(tt)));
   for (const tt of ready) for (const [key, i] of openTasks(rt, tt)) tt.assembly.finalizeStream(i, key);
 }

@@ -59,6 +59,32 @@ describe("reducing inputs that end at the fence ('fence')", () => {
     expect(mine(report, 'FS-').incomplete).to.deep.equal([]);
   });
 
+  it('a cycle of fence-ended reductions ends before the reduction it feeds: nothing it sends is lost', async () => {
+    // A [k] and B [k] feed each other once (round 0 → 1), and both feed C [0]
+    const toA = new ttg.Edge<number, [number, number]>('fs-cyc-a');
+    const toB = new ttg.Edge<number, [number, number]>('fs-cyc-b');
+    const toC = new ttg.Edge<number, number>('fs-cyc-c');
+    const sum = (x: [number, number], y: [number, number]): [number, number] => [Math.max(x[0], y[0]), x[1] + y[1]];
+    let c: number | undefined;
+    let cRuns = 0;
+    const a = ttg.make_tt((k: number, v: [number, number], out) => {
+      out.send(1, 0, v[1]);
+      if (v[0] === 0) out.send(0, k, [1, v[1] * 10]);
+    }, [toA], [toB, toC], { name: 'FS-CYC-A' }).set_input_reducer(0, sum, 'fence');
+    const b = ttg.make_tt((k: number, v: [number, number], out) => {
+      out.send(1, 0, v[1]);
+      if (v[0] === 0) out.send(0, k + 100, [1, v[1] * 10]);
+    }, [toB], [toA, toC], { name: 'FS-CYC-B' }).set_input_reducer(0, sum, 'fence');
+    const cc = ttg.make_tt((_k: number, v: number) => { c = v; cRuns++; }, [toC], [], { name: 'FS-CYC-C' }).set_input_reducer(0, (x, y) => x + y, 'fence');
+    ttg.make_graph_executable(a, b, cc);
+    a.in(0).send(1, [0, 1]);
+    a.in(0).send(1, [0, 2]);
+    b.in(0).send(2, [0, 5]);
+    await fence();
+    // A[1] = 3 → B[1] gets 30; B[2] = 5 → A[102] gets 50; then B[1] (30) and A[102] (50) feed C too
+    expect([c, cRuns]).to.deep.equal([3 + 5 + 30 + 50, 1]);
+  });
+
   it("finalize_argstream still ends a stream early; a count other than a number, a function or 'fence' is E_INVALID_ARGUMENT", async () => {
     const e = new ttg.Edge<number, number>('fs-early');
     const runs: number[] = [];
