@@ -1,14 +1,16 @@
 /**
  * A fence's progress line: on rank 0, when the fence has lasted TTG_PROGRESS seconds (default 2)
- * and a person is watching (stderr is a terminal; under mpirun, which pipes a rank's stderr, when
- * the rank's stdout is one, as Open MPI gives ranks a terminal only when mpirun has one), one line
- * on stderr, rewritten twice a second and erased when the fence ends:
+ * and a person is watching (stderr is a terminal; under mpirun, which pipes a rank's stderr and
+ * gives its stdout a terminal of its own whatever mpirun's output is, when mpirun's stderr is one),
+ * one line on stderr, rewritten twice a second and erased when the fence ends:
  *
  *   ttg: fence 12 s: 1,234,567 tasks done on 4 ranks, 98,765/s, 12 running here
  *
  * The world's count comes with the fence's termination waves (which carry each rank's count of
  * finished tasks); between waves this rank's own tasks are added as they finish.
  */
+import { readlinkSync } from 'node:fs';
+
 import { progressDelayS } from '../base/settings.js';
 import type { Runtime } from './runtime.js';
 
@@ -18,7 +20,13 @@ const group = (n: number): string => Math.round(n).toLocaleString('en-US');
 /** Whether a person watches this process's stderr. */
 function watched(): boolean {
   if (process.stderr.isTTY === true) return true;
-  return process.env['OMPI_COMM_WORLD_SIZE'] !== undefined && process.stdout.isTTY === true;
+  if (process.env['OMPI_COMM_WORLD_SIZE'] === undefined) return false;
+  // rank 0 is mpirun's child on mpirun's node: where mpirun's stderr goes, ours is forwarded
+  try {
+    return /^\/dev\/(pts\/|tty)/.test(readlinkSync(`/proc/${process.ppid}/fd/2`));
+  } catch {
+    return false;
+  }
 }
 
 /** The progress line of one fence of `rt`'s world, or undefined when there is none to show. */

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
+import { mpirun } from '../../bench/lib/mpirun.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/progress.js', import.meta.url));
 const LINE = /ttg: fence (\d+) s: ([\d,]+) tasks done( on (\d+) ranks)?(, ([\d,]+)\/s)?, (\d+) running here/g;
@@ -51,10 +52,14 @@ describe('the progress line of a long fence', function () {
     expect(Math.max(...shown(out))).to.be.above(mine!);
   });
 
-  it('never when stderr is piped, nor on a terminal with TTG_PROGRESS=0', () => {
+  it('never when stderr is piped (alone or under mpirun, which gives ranks a terminal of their own), nor on a terminal with TTG_PROGRESS=0', () => {
     const piped = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, TTG_PROGRESS: '0.5' } });
     expect(piped.status).to.equal(0);
     expect(piped.stderr + piped.stdout).to.not.match(/tasks done/);
+    const mpiPiped = mpirun(2, SCRIPT, [], 60_000, { TTG_PROGRESS: '0.5' });
+    expect(mpiPiped.status, String(mpiPiped.stderr)).to.equal(0);
+    expect(results(String(mpiPiped.stdout))).to.have.length(2);
+    expect(String(mpiPiped.stderr) + String(mpiPiped.stdout)).to.not.match(/tasks done/);
     expect(onTerminal(`node ${SCRIPT}`, { TTG_PROGRESS: '0' })).to.not.match(/tasks done/);
   });
 });
