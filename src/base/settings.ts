@@ -59,8 +59,8 @@ export function dashboardAddress(): { host: string; port: number } | undefined {
   return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
 }
 
-/** Events are traced: for TTG_TRACE's file, TTG_REPORT's page or the live dashboard. */
-export const tracingRequested = (): boolean => traceFile() !== undefined || reportFile() !== undefined || dashboardAddress() !== undefined;
+/** Events are traced: for TTG_TRACE's file or TTG_REPORT's page. */
+export const tracingRequested = (): boolean => traceFile() !== undefined || reportFile() !== undefined;
 
 /** TTG_CHECKSUM: every message carries checksums. */
 export const checksumRequested = (): boolean => flag('TTG_CHECKSUM');

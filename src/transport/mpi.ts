@@ -22,7 +22,7 @@ import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../ttg/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { LocalWork, ReduceOp, Transport, TransportHost } from '../ttg/transport.js';
+import type { LocalWork, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/transport.js';
 import { serializeError } from './serialize-error.js';
 import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
@@ -51,6 +51,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   private sent = 0;
   /** Messages received and fully handled. */
   private received = 0;
+  /** Messages and bytes handed to each rank of this world so far. */
+  readonly traffic: Traffic;
   /** Deliveries of messages whose payload is still being received, by native message id. */
   private readonly receiving = new Map<number, Step>();
   /** Each sender's messages, delivered in the order it sent them (lanes: world ranks). */
@@ -102,6 +104,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.toWorld = new Int32Array(endpoint.size).fill(-1);
       place.members.forEach((job, r) => (this.toWorld![job] = r));
     }
+    this.traffic = { messages: new Float64Array(this.size), bytes: new Float64Array(this.size) };
   }
 
   /** This world's id (0: the default world). */
@@ -389,6 +392,10 @@ export class MpiTransport implements Transport, WorldReceiver {
    * of this world. `held`: a value that counts as held while the addon reads its memory.
    */
   private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean, held?: unknown): void {
+    let size = bytes.byteLength;
+    for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
+    this.traffic.messages[dest]!++;
+    this.traffic.bytes[dest]! += size;
     const toJob = this.toJob;
     if (toJob !== undefined) {
       bytes = withWorld(bytes, this.place.ids[dest]!);

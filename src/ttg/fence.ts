@@ -46,6 +46,9 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   const dog = new Watchdog(rt, ++rt.fences, hangTimeout());
   const progress = fenceProgress(rt);
   progress?.start();
+  const tr = rt.scheduler.tracer;
+  const t0 = tr?.now() ?? 0;
+  rt.fenceSince = performance.now();
   try {
     await Promise.race([transport.quiesce(localWork(rt, progress)), dog.hung]);
   } catch (e) {
@@ -57,6 +60,8 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   } finally {
     dog.stop();
     progress?.stop();
+    rt.fenceSince = undefined;
+    tr?.fence(rt.fences, t0);
   }
   const err = rt.scheduler.takeError();
   if (err !== undefined) {

@@ -42,6 +42,8 @@ export class Runtime {
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
   fences = 0;
+  /** When the fence in progress started (`performance.now()`), else undefined. */
+  fenceSince: number | undefined = undefined;
   /** Runs that failed (their pending work was dropped): state kept per run is stale when this moved. */
   failedRuns = 0;
   /** The public `World` object of this runtime (set by the world layer). */
@@ -118,6 +120,14 @@ export class Runtime {
     this.byId.set(id, new WeakRef(tt));
     this.forget.register(tt, id);
     return id;
+  }
+
+  /** The TTs of this world still alive on this rank. */
+  *liveTTs(): IterableIterator<TTImpl> {
+    for (const ref of this.byId.values()) {
+      const tt = ref.deref();
+      if (tt !== undefined) yield tt;
+    }
   }
 
   /** The TT with `id`, if it is still alive on this rank. */

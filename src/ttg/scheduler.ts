@@ -10,6 +10,7 @@ import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
 import type { Task } from './task.js';
+import type { TaskSampler } from './task-sampler.js';
 import type { Tracer } from './trace.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
@@ -40,6 +41,8 @@ export class Scheduler {
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
   tracer: Tracer | undefined = undefined;
+  /** Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined. */
+  sampler: TaskSampler | undefined = undefined;
   /**
    * Longest stretch the drain loop runs before yielding to the event loop, in ms (looked at every
    * 64 tasks: tasks of a few ms each still let timers and arrivals in several times a second).
@@ -171,14 +174,23 @@ export class Scheduler {
 
   private runBody(t: Task): void {
     const tr = this.tracer;
+    const s = this.sampler;
     if (tr === undefined) {
-      this.callBody(t);
+      if (s === undefined || --s.countdown > 0) this.callBody(t);
+      else this.sampled(t, s);
       return;
     }
     const t0 = tr.now();
-    this.callBody(t);
+    if (s === undefined || --s.countdown > 0) this.callBody(t);
+    else this.sampled(t, s);
     tr.slice(t.tt.name, t.key, t0);
     if (t.nextSuspended !== undefined) this.suspended.traced(t, t0);
+  }
+
+  private sampled(t: Task, s: TaskSampler): void {
+    const t0 = performance.now();
+    this.callBody(t);
+    s.record(t.tt.name, t0, performance.now());
   }
 
   private callBody(t: Task): void {
@@ -377,6 +389,7 @@ export class Scheduler {
     else if (t.abandoned) return;
     this.outstanding--;
     this.completed++;
+    t.tt.runs++;
     t.tt.assembly.taskDone(t);
     if (this.outstanding === 0) this.checkIdle();
   }
@@ -411,7 +424,10 @@ export class Scheduler {
   recordError(err: TtgError, fromRemote = false): void {
     if (this.error === undefined) {
       this.error = err;
-      if (!fromRemote) this.onFirstError?.(err);
+      if (!fromRemote) {
+        this.tracer?.error(err);
+        this.onFirstError?.(err);
+      }
     }
     for (const q of this.queue.drain()) {
       this.outstanding--;

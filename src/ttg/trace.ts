@@ -9,7 +9,7 @@
  * steady clock of the native streams), so ranks on one machine share one time axis.
  */
 import { writeFileSync } from 'node:fs';
-import { describeKey } from '../base/errors.js';
+import { describeKey, type TtgError } from '../base/errors.js';
 
 /** One Chrome trace event (the subset ttg writes). */
 export interface TraceEvent {
@@ -29,6 +29,8 @@ export interface TraceEvent {
 
 /** Thread id of the JS thread's track. */
 export const JS_TID = 0;
+/** Thread id of the fences' track (a fence spans the tasks it waits for, so it has a row of its own). */
+export const FENCE_TID = 99;
 /** Thread id of device stream `s` (global stream index). */
 export const streamTid = (s: number): number => 100 + s;
 
@@ -104,6 +106,18 @@ export class Tracer {
     if (failed) args['failed'] = true;
     this.events.push({ name, ph: 'b', cat: 'task', id, ts: t0, pid: this.rank, tid: JS_TID, args });
     this.events.push({ name, ph: 'e', cat: 'task', id, ts: this.now(), pid: this.rank, tid: JS_TID });
+  }
+
+  /** Fence `n` of this rank's world, from `t0` to now, on the fences' track. */
+  fence(n: number, t0: number): void {
+    this.thread(FENCE_TID, 'fences');
+    this.events.push({ name: `fence ${n}`, ph: 'X', cat: 'fence', ts: t0, dur: this.now() - t0, pid: this.rank, tid: FENCE_TID });
+  }
+
+  /** A run of this rank failed with `err` (what the report lists under errors). */
+  error(err: TtgError): void {
+    const args = { code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), message: err.detail };
+    this.events.push({ name: err.code, ph: 'i', s: 'p', cat: 'error', ts: this.now(), pid: this.rank, tid: JS_TID, args });
   }
 
   /** A device op that ran on stream track `tid` between two steady-clock stamps (ms). */

@@ -138,4 +138,12 @@ export interface Transport {
   sendSummary(json: string): void;
   /** On rank 0: a rank's summary arrived. */
   onSummary: ((rank: number, json: string) => void) | undefined;
+  /** Messages and bytes sent to each rank so far (transports between ranks). */
+  readonly traffic?: Traffic;
+}
+
+/** Messages and bytes a rank sent, by destination rank. */
+export interface Traffic {
+  readonly messages: Float64Array;
+  readonly bytes: Float64Array;
 }

@@ -56,6 +56,8 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal The scheduler asked src/device whether this TT's async body needs its task context. */
   contextChecked = false;
   /** @internal */ executable = false;
+  /** @internal Its tasks that ran to completion on this rank (the live dashboard's counts). */
+  runs = 0;
   /** @internal The runtime of the world this TT belongs to. */
   readonly rt: Runtime;
   /** @internal Its tasks on this rank: input assembly and lifecycle. */

@@ -54,7 +54,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   const trace = traceFile();
   if (tracingRequested()) rt.scheduler.tracer = startTracing(trace, transport.rank);
   const at = dashboardAddress();
-  if (at !== undefined) dashboard = await startDashboard(rt, rt.scheduler.tracer!, at, trace !== undefined || reportFile() !== undefined);
+  if (at !== undefined) dashboard = await startDashboard(rt, at);
   await initDevices(options.device);
   world = new World(rt);
   return world;

@@ -1,8 +1,9 @@
 /**
  * The live dashboard (`TTG_DASHBOARD`, src/world/dashboard.ts) at 2 ranks, over HTTP: rank 0
  * serves the page and the merged state of both ranks while the program runs (progress per TT, the
- * task stream, messages, an error after a planted failure); a dashboard bound to another host
- * needs the token it prints. (The page in a real browser: issue 41's next part.)
+ * task stream, messages and bytes per destination, fences, devices, the charts' history, an error
+ * after a planted failure); a dashboard bound to another host needs the token it prints. The page
+ * in a real browser: dashboard-browser.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -16,11 +17,21 @@ import { resultLines } from './rank-results.js';
 const SCRIPT = fileURLToPath(new URL('../mpi/dashboard.js', import.meta.url));
 const BAD = fileURLToPath(new URL('../mpi/dashboard-bad.js', import.meta.url));
 
+interface Rank {
+  rank: number;
+  tts: Record<string, [number, number, number]>;
+  sent: number;
+  traffic: { messages: number[]; bytes: number[] };
+  fence: { n: number; ms: number } | null;
+  every: number;
+  devices: Array<{ place: string; streams: number[] }>;
+}
 interface State {
   size: number;
-  ranks: Record<string, { rank: number; tts: Record<string, [number, number, number]>; sent: number; fencing: boolean }>;
+  ranks: Rank[];
   stream: Array<[number, string, number, number]>;
-  errors: string[];
+  errors: Array<{ code: string; tt: string; key: string; rank: number; message: string }>;
+  history: { t: number[]; tasks: number[][]; messages: number[]; bytes: number[] };
 }
 
 /** Starts the run; resolves the dashboard's URL (from its stderr line) and a promise of its exit. */
@@ -49,11 +60,13 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     const run = await start('0');
     const page = await (await fetch(run.url)).text();
     expect(page).to.include('<title>ttg dashboard</title>').and.to.include('Progress per TT');
-    expect(page).to.not.match(/<script src|<link|https?:\/\//);
-    // its script at least parses (the page in a browser: issue 41's next part)
+    // nothing from elsewhere: the chart library comes from rank 0 too
+    expect(page).to.not.match(/https?:\/\//);
+    expect([...page.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1])).to.deep.equal(['uplot.css', 'uplot.js']);
+    expect(await (await fetch(`${run.url}uplot.js`)).text()).to.match(/uPlot/);
     expect(() => new Function(/<script>([\s\S]*)<\/script>/.exec(page)![1]!)).to.not.throw();
     const states: State[] = [];
-    const counted = (s: State): number => Object.values(s.ranks).reduce((a, r) => a + (r.tts['STEP']?.[0] ?? 0), 0);
+    const counted = (s: State): number => s.ranks.reduce((a, r) => a + (r.tts['STEP']?.[0] ?? 0), 0);
     // until the error shows and every rank's last summary counts the whole chain (each reports every 250 ms)
     for (let i = 0; i < 80; i++) {
       try {
@@ -66,14 +79,26 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
       await sleep(200);
     }
     expect(await run.exited, run.output()).to.equal(0);
-    const during = states.find((s) => Object.keys(s.ranks).length === 2 && s.stream.length > 0 && s.ranks['0']!.fencing)!;
+    const during = states.find((s) => s.ranks.length === 2 && s.stream.length > 0 && s.ranks[0]!.fence !== null && s.history.t.length > 2)!;
     expect(during, JSON.stringify(states.at(-1))).to.not.equal(undefined);
     expect(during.size).to.equal(2);
-    for (const r of ['0', '1']) expect(during.ranks[r]!.tts['STEP']![0]).to.be.above(0);
-    expect(during.ranks['0']!.sent).to.be.above(0);
+    for (const r of during.ranks) {
+      expect(r.tts['STEP']![0]).to.be.above(0);
+      expect(r.fence!.n).to.equal(1);
+      expect(r.every).to.be.at.least(1);
+      // each STEP message goes to the other rank: messages and bytes to it, none to itself
+      expect(r.traffic.messages[1 - r.rank]).to.be.above(0);
+      expect(r.traffic.bytes[1 - r.rank]).to.be.above(r.traffic.messages[1 - r.rank]!);
+      expect(r.traffic.bytes[r.rank]).to.equal(0);
+      expect(r.devices.map((d) => d.place)).to.deep.equal(['host 0']);
+    }
     expect(new Set(during.stream.map(([rank, tt]) => `${rank}:${tt}`))).to.deep.equal(new Set(['0:STEP', '1:STEP']));
+    expect(during.history.tasks).to.have.length(2);
+    expect(Math.max(...during.history.tasks[1]!)).to.be.above(0);
     const last = states.at(-1)!;
-    expect(last.errors.join('\n')).to.match(/E_TASK_FAILED: task body threw: planted failure for the dashboard \(TT 'BOOM', key 0/);
+    expect(last.errors).to.have.length(1);
+    expect(last.errors[0]).to.include({ code: 'E_TASK_FAILED', tt: 'BOOM', key: '0', rank: 0 });
+    expect(last.errors[0]!.message).to.match(/planted failure for the dashboard/);
     expect(counted(last)).to.equal(400);
   });
 
