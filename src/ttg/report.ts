@@ -1,10 +1,12 @@
 /**
  * The HTML report of a run (`TTG_REPORT=file.html`): written by rank 0 at `finalize()` from every
- * rank's trace events, one self-contained file (inline styles and SVG, no script, nothing fetched)
- * to keep or attach to an issue: the run at a glance, the task stream, per-TT statistics (tasks,
- * total, median and longest time on the JS thread, where they ran), the slowest tasks, messages
- * between ranks and device streams' work. The Perfetto trace (TTG_TRACE) stays the full record.
+ * rank's trace events, one self-contained file (inline styles, SVG and scripts, nothing fetched)
+ * to keep or attach to an issue: the run at a glance, the task stream, rates over time, per-TT
+ * statistics (tasks, total, median and longest time on the JS thread, where they ran), the slowest
+ * tasks, fences, errors, messages between ranks and device streams' work. The Perfetto trace
+ * (TTG_TRACE) stays the full record.
  */
+import { reportCharts } from './report-charts.js';
 import { renderSvg } from './trace-svg.js';
 import type { TraceEvent } from './trace.js';
 
@@ -82,6 +84,10 @@ export function renderReport(events: readonly TraceEvent[], title = 'ttg run rep
     streams.set(id, s);
   }
   const devRows = [...streams].sort().map(([k, s]) => [k, String(s.ops), ms(s.us)]);
+  const fenceRows = timed.filter((e) => e.cat === 'fence').sort((a, b) => a.ts - b.ts || a.pid - b.pid)
+    .map((e) => [String(e.pid), e.name, ms(e.ts - t0), ms(e.dur!)]);
+  const errorRows = events.filter((e) => e.ph === 'i' && e.cat === 'error').sort((a, b) => a.ts - b.ts)
+    .map((e) => [String(e.pid), e.name, String(e.args?.['tt'] ?? ''), String(e.args?.['key'] ?? ''), String(e.args?.['message'] ?? ''), ms(e.ts - t0)]);
   const span = timed.length === 0 ? 0 : t1 - t0;
   const summary = `${ranks.size} rank(s), ${perTask.size} tasks of ${byTt.size} TT(s) over ${ms(span)} ms`;
   return `<!doctype html>
@@ -96,10 +102,16 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; } .stream { overfl
 <p id="summary">${esc(summary)}</p>
 <h2>Task stream</h2>
 <div class="stream">${timed.length === 0 ? '<p>no tasks ran</p>' : renderSvg(events, { title: summary })}</div>
+<h2>Rates</h2>
+${timed.length === 0 ? '<p>none</p>' : reportCharts(events, [...ranks].sort((a, b) => a - b), t0, t1)}
 <h2>Per TT</h2>
 ${table(['TT', 'tasks', 'total ms', 'median ms', 'longest ms', 'where'], ttRows, new Set([1, 2, 3, 4]))}
 <h2>Slowest tasks</h2>
 ${table(['TT', 'key', 'rank', 'ms'], slowest, new Set([2, 3]))}
+<h2>Fences</h2>
+${fenceRows.length === 0 ? '<p>none</p>' : table(['rank', 'fence', 'start ms', 'ms'], fenceRows, new Set([0, 2, 3]))}
+<h2>Errors</h2>
+${errorRows.length === 0 ? '<p>none</p>' : table(['rank', 'code', 'TT', 'key', 'message', 'at ms'], errorRows, new Set([0, 5]))}
 <h2>Messages between ranks</h2>
 ${msgRows.length === 0 ? '<p>none</p>' : table(['from → to', 'messages', 'bytes'], msgRows, new Set([1, 2]))}
 <h2>Device streams</h2>

@@ -15,6 +15,9 @@ import type { Tracer } from './trace.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
 
+/** {@link Scheduler.untilSample} with no sampler: a count no run reaches (a small integer for V8). */
+const NO_SAMPLE = 2 ** 30;
+
 /** What the scheduler needs of its world's runtime. */
 export interface SchedulerOwner {
   readonly rank: number;
@@ -43,6 +46,8 @@ export class Scheduler {
   tracer: Tracer | undefined = undefined;
   /** Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined. */
   sampler: TaskSampler | undefined = undefined;
+  /** Tasks to run before the next one is timed for {@link sampler}: one counter on the hot path. */
+  private untilSample = NO_SAMPLE;
   /**
    * Longest stretch the drain loop runs before yielding to the event loop, in ms (looked at every
    * 64 tasks: tasks of a few ms each still let timers and arrivals in several times a second).
@@ -174,23 +179,35 @@ export class Scheduler {
 
   private runBody(t: Task): void {
     const tr = this.tracer;
-    const s = this.sampler;
     if (tr === undefined) {
-      if (s === undefined || --s.countdown > 0) this.callBody(t);
-      else this.sampled(t, s);
+      if (--this.untilSample !== 0) this.callBody(t);
+      else this.sampled(t);
       return;
     }
     const t0 = tr.now();
-    if (s === undefined || --s.countdown > 0) this.callBody(t);
-    else this.sampled(t, s);
+    if (--this.untilSample !== 0) this.callBody(t);
+    else this.sampled(t);
     tr.slice(t.tt.name, t.key, t0);
     if (t.nextSuspended !== undefined) this.suspended.traced(t, t0);
   }
 
-  private sampled(t: Task, s: TaskSampler): void {
+  /** Runs `t`'s body timed for the sampler (or untimed, counting down anew, when there is none). */
+  private sampled(t: Task): void {
+    const s = this.sampler;
+    if (s === undefined) {
+      this.untilSample = NO_SAMPLE;
+      this.callBody(t);
+      return;
+    }
+    this.untilSample = s.every;
     const t0 = performance.now();
     this.callBody(t);
     s.record(t.tt.name, t0, performance.now());
+  }
+
+  /** Times the next task within `n` (the sampler's rate changed, or it was just attached). */
+  sampleWithin(n: number): void {
+    if (this.untilSample > n) this.untilSample = n;
   }
 
   private callBody(t: Task): void {

@@ -3,7 +3,7 @@
  * tasks run since the start, waiting for inputs and held by constraints; tasks running; messages
  * and bytes per destination; the fence in progress; errors as they happen; and a sample of the
  * task slices since the last summary (the task stream, from the scheduler's {@link TaskSampler}).
- * Nothing here uses the tracer: a dashboard costs one decrement per task.
+ * Nothing here uses the tracer.
  */
 import { describeKey, type TtgError } from '../base/errors.js';
 import { collectReport } from './fence-report.js';
@@ -73,6 +73,7 @@ export class Summarizer {
 
   constructor(private readonly rt: Runtime) {
     rt.scheduler.sampler = this.sampler;
+    rt.scheduler.sampleWithin(1);
   }
 
   /** Stops timing tasks. */
@@ -99,6 +100,7 @@ export class Summarizer {
       this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
     }
     const { slices, every } = this.sampler.take(tasks);
+    this.rt.scheduler.sampleWithin(this.sampler.every);
     const off = this.epochOffset;
     const tts: Record<string, [number, number, number]> = {};
     for (const [name, n] of this.done) tts[name] = [n, 0, 0];

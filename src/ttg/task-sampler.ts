@@ -1,8 +1,8 @@
 /**
  * The live dashboard's view of task times without the tracer: one task in `every` is timed, and
  * `every` follows the rate, so a summary period keeps about {@link SAMPLES_PER_PERIOD} slices
- * whether tasks take 100 ns or 100 ms. Untimed tasks cost one decrement; a task's own count is
- * `TT.runs`, kept always.
+ * whether tasks take 100 ns or 100 ms. The scheduler counts down to the next timed task (one
+ * decrement per task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
  */
 
 /** Timed tasks a summary period aims for (the page draws a few seconds of them). */
@@ -13,15 +13,12 @@ export type TaskSlice = [string, number, number];
 
 /** Times a sample of the tasks a scheduler runs. */
 export class TaskSampler {
-  /** Tasks still to run untimed before the next timed one (the scheduler decrements it). */
-  countdown = 1;
   /** One task in this many is timed. */
   every = 1;
   private slices: TaskSlice[] = [];
 
-  /** A timed task ended: keep it, and count down to the next one. */
+  /** A timed task ended. */
   record(tt: string, t0: number, t1: number): void {
-    this.countdown = this.every;
     if (this.slices.length < 4 * SAMPLES_PER_PERIOD) this.slices.push([tt, t0, t1 - t0]);
   }
 
@@ -30,7 +27,6 @@ export class TaskSampler {
     const out = { slices: this.slices, every: this.every };
     this.slices = [];
     this.every = Math.max(1, Math.ceil(tasks / SAMPLES_PER_PERIOD));
-    if (this.countdown > this.every) this.countdown = this.every;
     return out;
   }
 }

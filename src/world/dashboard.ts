@@ -6,26 +6,18 @@
  * given; then every request needs the token it prints on stderr. Off unless asked for: nothing runs.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 
 import { Errors } from '../base/errors.js';
 import type { Runtime } from '../ttg/runtime.js';
 import { Summarizer, type RankSummary } from '../ttg/summary.js';
+import { uplotFiles } from '../ttg/uplot-files.js';
 import { dashboardPage } from './dashboard-page.js';
 import { DashboardState } from './dashboard-state.js';
 import { deviceNotes } from './device-notes.js';
 
 const SUMMARY_MS = 250;
 const LOCAL = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** uPlot's script and style, from the package's dependency (served, never fetched from elsewhere). */
-export function uplotFiles(): { js: string; css: string } {
-  const require = createRequire(import.meta.url);
-  const dir = require.resolve('uplot').replace(/uPlot\.cjs\.js$/, '');
-  return { js: readFileSync(`${dir}uPlot.iife.min.js`, 'utf8'), css: readFileSync(`${dir}uPlot.min.css`, 'utf8') };
-}
 
 /** A running dashboard: stop it at finalize. */
 export interface Dashboard {

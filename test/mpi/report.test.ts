@@ -22,16 +22,16 @@ function rows(html: string, h2: string): string[][] {
   return [...body.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!));
 }
 
-/** Nothing in the page is fetched from elsewhere: no scripts, links, frames, images or CSS urls. */
+/** Nothing in the page is fetched from elsewhere: scripts and styles inline, no links, frames, images or CSS urls. */
 function selfContained(html: string): void {
-  expect(html).to.not.match(/<script|<link|<iframe|<img|\bsrc=|url\(|@import|href="http/i);
+  expect(html).to.not.match(/<script[^>]*\bsrc|<link|<iframe|<img|\bsrc=|url\((?!data:)|@import|href="http/i);
 }
 
 describe('the HTML report (TTG_REPORT)', function () {
   this.timeout(120_000);
 
   for (const np of [1, 2]) {
-    it(`at ${np} rank(s): one self-contained file with every rank's tasks, per-TT figures, the slowest task first, and the task stream`, () => {
+    it(`at ${np} rank(s): one self-contained file with every rank's tasks, per-TT figures, the slowest task first, the task stream, fences, errors and rates`, () => {
       const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
       const env = { TTG_REPORT: file };
       const run = np === 1
@@ -41,7 +41,7 @@ describe('the HTML report (TTG_REPORT)', function () {
       expect(existsSync(file)).to.equal(true);
       const html = readFileSync(file, 'utf8');
       selfContained(html);
-      expect(html).to.match(new RegExp(`${np} rank\\(s\\), 44 tasks of 2 TT\\(s\\)`));
+      expect(html).to.match(new RegExp(`${np} rank\\(s\\), 45 tasks of 3 TT\\(s\\)`));
       const perTt = new Map(rows(html, 'Per TT').map((r) => [r[0], r]));
       expect(perTt.get('MAP')![1]).to.equal('40');
       expect(perTt.get('REDUCE')![1]).to.equal('4');
@@ -51,6 +51,19 @@ describe('the HTML report (TTG_REPORT)', function () {
       expect(Number(slowest[0]![3])).to.be.at.least(30);
       expect(html).to.match(/<svg[^>]*>[\s\S]*<rect[\s\S]*<\/svg>/);
       if (np === 2) expect(rows(html, 'Messages between ranks').map((r) => r[0]).sort()).to.include('0 → 1');
+      // every rank's two fences, in order; the planted error with its rank, TT, key and message
+      const fences = rows(html, 'Fences');
+      expect(fences.map((r) => `${r[0]} ${r[1]}`).sort()).to.deep.equal([...Array(np).keys()].flatMap((r) => [`${r} fence 1`, `${r} fence 2`]));
+      expect(fences.every((r) => Number(r[3]) >= 0)).to.equal(true);
+      const errors = rows(html, 'Errors');
+      expect(errors).to.have.length(1);
+      expect(errors[0]!.slice(0, 5)).to.deep.equal([String(np - 1), 'E_TASK_FAILED', 'BOOM', '3', 'task body threw: planted failure for the report']);
+      // the rates chart: uPlot inline, with one series per rank of the tasks that finished
+      expect(html).to.include('tasks finished per second');
+      const data = JSON.parse(/const d = (\{.*\});/.exec(html)![1]!) as { ranks: number[]; tasks: number[][]; x: number[] };
+      expect(data.ranks).to.deep.equal([...Array(np).keys()]);
+      const width = (data.x[1]! - data.x[0]!) / 1000;
+      expect(Math.round(data.tasks.flat().reduce((a, b) => a + b, 0) * width)).to.equal(45);
     });
   }
 
