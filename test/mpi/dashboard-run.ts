@@ -1,6 +1,7 @@
 /**
- * Starts test/mpi/dashboard.ts under `mpirun -np 2` with the dashboard on, for the tests that
- * look at the live page over HTTP (dashboard.test.ts) and in a browser (dashboard-browser.test.ts).
+ * Starts test/mpi/dashboard.ts (or another program) under `mpirun -np 2` with the dashboard on,
+ * for the tests that look at the live page over HTTP (dashboard.test.ts) and in a browser
+ * (dashboard-browser.test.ts), and for scripts/screenshots.mjs.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +18,11 @@ export interface DashboardRun {
 }
 
 /**
- * Starts the run with `TTG_DASHBOARD=dashboard` and `args` (the chain's length); resolves once
- * rank 0 printed the dashboard's URL, which is before the first task runs.
+ * Starts the run of `script` with `TTG_DASHBOARD=dashboard`, `args` (dashboard.ts: the chain's
+ * length) and `env`; resolves once rank 0 printed the dashboard's URL, before the first task runs.
  */
-export function startDashboardRun(dashboard: string, args: string[] = []): Promise<DashboardRun> {
-  const c = mpirunCommand(2, SCRIPT, args, { TTG_DASHBOARD: dashboard });
+export function startDashboardRun(dashboard: string, args: string[] = [], script = SCRIPT, env: Record<string, string> = {}): Promise<DashboardRun> {
+  const c = mpirunCommand(2, script, args, { ...env, TTG_DASHBOARD: dashboard });
   const child = spawn(c.command, c.args, { env: c.env });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
