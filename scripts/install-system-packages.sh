@@ -1,15 +1,17 @@
 #!/bin/sh
-# Installs the system packages the native addon uses (MPI, BLAS, LAPACKE). Idempotent: does
-# nothing when every package is already installed. Without root or apt-get it stops (exit 1) with
-# the packages to install: the addon would still build without them, but one rank only and with
-# far slower kernels, which a first run must not find out by itself.
+# Installs the system packages the native addon uses (MPI, BLAS, LAPACKE) and Chromium, which
+# only the tests use (test/mpi/dashboard-browser.test.ts drives the dashboard and the report in
+# it; no browser is ever downloaded). Idempotent: does nothing when every package is already
+# installed. Without root or apt-get it stops (exit 1) with the packages to install: the addon
+# would still build without them, but one rank only and with far slower kernels, which a first
+# run must not find out by itself.
 set -eu
 
-PACKAGES="libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev"
+PACKAGES="libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev chromium"
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-system-packages: apt-get not found. Install $PACKAGES (or your system's" >&2
-  echo "  equivalents of Open MPI, OpenBLAS and LAPACKE) by hand, then run npm ci." >&2
+  echo "  equivalents of Open MPI, OpenBLAS, LAPACKE and Chromium) by hand, then run npm ci." >&2
   exit 1
 fi
 

@@ -5,16 +5,15 @@
  * after a planted failure); a dashboard bound to another host needs the token it prints. The page
  * in a real browser: dashboard-browser.test.ts.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { mpirunCommand } from '../../bench/lib/mpirun.js';
+import { startDashboardRun as start } from './dashboard-run.js';
 import { resultLines } from './rank-results.js';
 
-const SCRIPT = fileURLToPath(new URL('../mpi/dashboard.js', import.meta.url));
 const BAD = fileURLToPath(new URL('../mpi/dashboard-bad.js', import.meta.url));
 
 interface Rank {
@@ -32,23 +31,6 @@ interface State {
   stream: Array<[number, string, number, number]>;
   errors: Array<{ code: string; tt: string; key: string; rank: number; message: string }>;
   history: { t: number[]; tasks: number[][]; messages: number[]; bytes: number[] };
-}
-
-/** Starts the run; resolves the dashboard's URL (from its stderr line) and a promise of its exit. */
-function start(dashboard: string): Promise<{ url: string; exited: Promise<number | null>; output: () => string }> {
-  const c = mpirunCommand(2, SCRIPT, [], { TTG_DASHBOARD: dashboard });
-  const child = spawn(c.command, c.args, { env: c.env });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /ttg: dashboard on (\S+)/.exec(out);
-      if (m !== null) resolve({ url: m[1]!, exited, output: () => out });
-    });
-    child.on('exit', () => reject(new Error(`the run ended without a dashboard line:\n${out}`)));
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 /**
- * A run for the live dashboard's tests (test/mpi/dashboard.test.ts), with TTG_DASHBOARD set by the
- * test: a chain of 400 tasks of ~5 ms passing from rank to rank (2 s or more), then a graph whose
+ * A run for the live dashboard's tests (test/mpi/dashboard*.test.ts), with TTG_DASHBOARD set by the
+ * test: a chain of N (argument; 400) tasks of ~5 ms passing from rank to rank (2 s or more at
+ * 400; a browser test that must see the count rise asks for more), then a graph whose
  * task fails with a known message; the fence's rejection is caught and the ranks stay a second
  * more (the dashboard shows the error), then finalize. Prints `RESULT {...}` per rank.
  *
@@ -10,7 +11,7 @@ import * as ttg from 'ttg';
 
 const world = await ttg.initialize();
 const { rank, size } = world;
-const N = 400;
+const N = Number(process.argv[2] ?? 400);
 const next = new ttg.Edge<number, void>('next');
 const step = ttg.make_tt((k: number, _n: void, out) => {
   const until = performance.now() + 5;
