@@ -66,7 +66,7 @@ function draw(s) {
 }
 function stream(s, ranks) {
   const c = $('stream'); const g = c.getContext('2d');
-  const rows = Math.max(1, s.size); c.height = rows * 22 + 4; g.clearRect(0, 0, c.width, c.height);
+  const rows = Math.max(1, s.size); c.width = Math.max(600, Math.min(1200, document.body.clientWidth)); c.height = rows * 22 + 4;
   const t1 = s.now, t0 = t1 - 5000, w = c.width - 64, x = (t) => 60 + ((t - t0) / 5000) * w;
   g.font = '11px sans-serif';
   for (let r = 0; r < rows; r++) { g.fillStyle = '#f4f4f4'; g.fillRect(60, 2 + r * 22, w, 20); g.fillStyle = '#333'; g.fillText('rank ' + r, 4, 16 + r * 22); }

@@ -113,9 +113,10 @@ export async function finalize(): Promise<void> {
     rt.finalized = true;
     return;
   }
-  await finalizeDevices();
+  // the dashboard's last summary still sees the devices
   await dashboard?.stop();
   dashboard = undefined;
+  await finalizeDevices();
   const tr = tracer;
   if (tr !== undefined) {
     const chunks = await rt.transport!.gatherTrace(tr.serialize());

@@ -23,7 +23,7 @@ interface Rank {
   traffic: { messages: number[]; bytes: number[] };
   fence: { n: number; ms: number } | null;
   every: number;
-  devices: Array<{ place: string; streams: number[] }>;
+  devices: Array<{ place: string; streams: number[]; used: number; capacity: number; kernels: number; h2d: number; evictions: number }>;
 }
 interface State {
   size: number;
@@ -72,9 +72,10 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
       expect(r.traffic.messages[1 - r.rank]).to.be.above(0);
       expect(r.traffic.bytes[1 - r.rank]).to.be.above(r.traffic.messages[1 - r.rank]!);
       expect(r.traffic.bytes[r.rank]).to.equal(0);
-      expect(r.devices.map((d) => d.place)).to.deep.equal(['host 0']);
+      expect(r.devices.map((d) => d.place)).to.deep.equal(['emulated 0']);
+      expect(r.devices[0]!.capacity).to.equal(2 << 20);
     }
-    expect(new Set(during.stream.map(([rank, tt]) => `${rank}:${tt}`))).to.deep.equal(new Set(['0:STEP', '1:STEP']));
+    expect([...new Set(during.stream.map(([rank, tt]) => `${rank}:${tt}`))]).to.include.members(['0:STEP', '1:STEP']);
     expect(during.history.tasks).to.have.length(2);
     expect(Math.max(...during.history.tasks[1]!)).to.be.above(0);
     const last = states.at(-1)!;
@@ -82,6 +83,15 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     expect(last.errors[0]).to.include({ code: 'E_TASK_FAILED', tt: 'BOOM', key: '0', rank: 0 });
     expect(last.errors[0]!.message).to.match(/planted failure for the dashboard/);
     expect(counted(last)).to.equal(400);
+    // 40 products of 256×256 on 2 MiB per rank: operands copied in, kernels run, copies evicted
+    expect(last.ranks.map((r) => r.tts['GEMM']![0])).to.deep.equal([20, 20]);
+    for (const r of last.ranks) {
+      const d = r.devices[0]!;
+      expect(d.kernels).to.equal(20);
+      expect(d.h2d).to.be.at.least(3 * 512 * 1024);
+      expect(d.evictions).to.be.above(0);
+    }
+    expect(states.some((s) => s.ranks.some((r) => r.devices[0]!.used > 0))).to.equal(true);
   });
 
   it('bound to another host, every request needs the token it prints', async () => {
