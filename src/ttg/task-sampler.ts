@@ -1,12 +1,18 @@
 /**
  * The live dashboard's view of task times without the tracer: one task in `every` is timed, and
- * `every` follows the rate, so a summary period keeps about {@link SAMPLES_PER_PERIOD} slices
- * whether tasks take 100 ns or 100 ms. The scheduler counts down to the next timed task (one
- * decrement per task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
+ * `every` follows the rate from one timed task to the next, so timed tasks stay about
+ * {@link SAMPLE_GAP_MS} apart whether tasks take 100 ns or 100 ms. Each summary also caps `every`
+ * by the tasks its period ran, so that tasks slower than the last rate (or after a pause) are
+ * timed again within a period. The scheduler counts down to the next timed task (one decrement per
+ * task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
  */
 
-/** Timed tasks a summary period aims for (the page draws a few seconds of them). */
-export const SAMPLES_PER_PERIOD = 400;
+/** Milliseconds between summaries (src/world/dashboard.ts sends one per period). */
+export const SUMMARY_MS = 250;
+/** Milliseconds between timed tasks: about 400 per summary, which the page draws. */
+export const SAMPLE_GAP_MS = 0.625;
+/** Timed tasks a summary keeps at most (a burst of slow tasks cannot grow a summary further). */
+const MAX_SLICES = 1600;
 
 /** A timed task: TT name, start (`performance.now()` ms), duration (ms). */
 export type TaskSlice = [string, number, number];
@@ -15,18 +21,22 @@ export type TaskSlice = [string, number, number];
 export class TaskSampler {
   /** One task in this many is timed. */
   every = 1;
+  private lastAt = 0;
   private slices: TaskSlice[] = [];
 
-  /** A timed task ended. */
+  /** A timed task ran from `t0` to `t1`: keep it, and space the next one by the rate since the last. */
   record(tt: string, t0: number, t1: number): void {
-    if (this.slices.length < 4 * SAMPLES_PER_PERIOD) this.slices.push([tt, t0, t1 - t0]);
+    if (this.slices.length < MAX_SLICES) this.slices.push([tt, t0, t1 - t0]);
+    const gap = Math.max(t1 - this.lastAt, 1e-4);
+    this.lastAt = t1;
+    this.every = Math.max(1, Math.min(2 ** 24, Math.round((this.every * SAMPLE_GAP_MS) / gap)));
   }
 
-  /** The slices since the last take; `tasks` ran meanwhile, which sets how many to time next. */
+  /** The slices since the last take and the rate they were taken at; `tasks` ran meanwhile. */
   take(tasks: number): { slices: TaskSlice[]; every: number } {
     const out = { slices: this.slices, every: this.every };
     this.slices = [];
-    this.every = Math.max(1, Math.ceil(tasks / SAMPLES_PER_PERIOD));
+    this.every = Math.min(this.every, Math.max(1, Math.ceil((tasks * SAMPLE_GAP_MS) / SUMMARY_MS)));
     return out;
   }
 }

@@ -11,12 +11,12 @@ import { createServer, type Server } from 'node:http';
 import { Errors } from '../base/errors.js';
 import type { Runtime } from '../ttg/runtime.js';
 import { Summarizer, type RankSummary } from '../ttg/summary.js';
+import { SUMMARY_MS } from '../ttg/task-sampler.js';
 import { uplotFiles } from '../ttg/uplot-files.js';
 import { dashboardPage } from './dashboard-page.js';
 import { DashboardState } from './dashboard-state.js';
 import { deviceNotes } from './device-notes.js';
 
-const SUMMARY_MS = 250;
 const LOCAL = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** A running dashboard: stop it at finalize. */

@@ -67,6 +67,11 @@ describe('the dashboard and the report in a browser (Chromium)', function () {
     expect((await page.evaluate(STREAM_INK) as { pixels: number }).pixels).to.be.above(0);
     await until(page, `document.querySelectorAll('#ranks tbody tr').length === 2`, 'two rows of ranks');
     expect((await rowTexts(page, '#ranks tbody tr')).map((r) => r[0])).to.deep.equal(['0', '1']);
+    // uPlot's four charts (tasks, messages, bytes, device memory), served by rank 0
+    await until(page, `document.querySelectorAll('#charts .uplot canvas').length === 4`, 'the four charts drawn');
+    // each rank's emulated device, with the products' kernels counted
+    await until(page, `[...document.querySelectorAll('#devices tbody tr')].filter((r) => r.cells[1]?.textContent === 'emulated 0' && Number(r.cells[5].textContent) > 0).length === 2`,
+      'a device row with kernels per rank');
     await until(page, `[...document.querySelectorAll('#errors li')].some((li) => li.textContent.includes('BOOM'))`, 'the error of BOOM', 30_000);
     const errors = await page.$$eval('#errors li', (lis) => lis.map((li) => (li as unknown as { textContent: string }).textContent));
     expect(errors.find((e) => e.includes('BOOM'))).to.include('planted failure for the dashboard').and.to.include('E_TASK_FAILED');
