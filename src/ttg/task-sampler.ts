@@ -9,8 +9,11 @@
 
 /** Milliseconds between summaries (src/world/dashboard.ts sends one per period). */
 export const SUMMARY_MS = 250;
-/** Milliseconds between timed tasks: about 400 per summary, which the page draws. */
-export const SAMPLE_GAP_MS = 0.625;
+/**
+ * Milliseconds between timed tasks: about 100 per summary per rank, enough for the page's 5 s of
+ * stream. Closer samples cost tasks of a millisecond a few percent at 2 ranks (docs/performance.md).
+ */
+export const SAMPLE_GAP_MS = 2.5;
 /** Timed tasks a summary keeps at most (a burst of slow tasks cannot grow a summary further). */
 const MAX_SLICES = 1600;
 
