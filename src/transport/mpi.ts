@@ -51,7 +51,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   private sent = 0;
   /** Messages received and fully handled. */
   private received = 0;
-  /** Messages and bytes handed to each rank of this world so far. */
+  /** Messages and bytes handed to each rank so far (by rank of the whole job, as the dashboard shows them). */
   readonly traffic: Traffic;
   /** Deliveries of messages whose payload is still being received, by native message id. */
   private readonly receiving = new Map<number, Step>();
@@ -104,7 +104,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.toWorld = new Int32Array(endpoint.size).fill(-1);
       place.members.forEach((job, r) => (this.toWorld![job] = r));
     }
-    this.traffic = { messages: new Float64Array(this.size), bytes: new Float64Array(this.size) };
+    this.traffic = { messages: new Float64Array(endpoint.size), bytes: new Float64Array(endpoint.size) };
   }
 
   /** This world's id (0: the default world). */
@@ -392,15 +392,15 @@ export class MpiTransport implements Transport, WorldReceiver {
    * of this world. `held`: a value that counts as held while the addon reads its memory.
    */
   private hand(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean, held?: unknown): void {
-    let size = bytes.byteLength;
-    for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
-    this.traffic.messages[dest]!++;
-    this.traffic.bytes[dest]! += size;
     const toJob = this.toJob;
     if (toJob !== undefined) {
       bytes = withWorld(bytes, this.place.ids[dest]!);
       dest = toJob[dest]!;
     }
+    let size = bytes.byteLength;
+    for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
+    this.traffic.messages[dest]!++;
+    this.traffic.bytes[dest]! += size;
     const pin = handOff(this.native, dest, bytes, parts, plain, transfer, held !== undefined);
     if (held !== undefined) this.endpoint.inFlight.hold(pin, held);
   }

@@ -6,7 +6,7 @@
 import type { Assembly } from './assembly.js';
 import type { SequencedKeysConstraint } from './constraint.js';
 import type { DevicePort } from './device-port.js';
-import { Errors } from '../base/errors.js';
+import { Errors, type TtgError } from '../base/errors.js';
 import { Scheduler } from './scheduler.js';
 import type { Task } from './task.js';
 import type { Tracer } from './trace.js';
@@ -42,6 +42,8 @@ export class Runtime {
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
   fences = 0;
+  /** Told the first error of each run raised on this rank (the live dashboard); split worlds inherit it. */
+  watchErrors: ((err: TtgError) => void) | undefined = undefined;
   /** When the fence in progress started (`performance.now()`), else undefined. */
   fenceSince: number | undefined = undefined;
   /** Runs that failed (their pending work was dropped): state kept per run is stale when this moved. */
@@ -76,7 +78,16 @@ export class Runtime {
     this.device = device;
     this.scheduler.device = device;
     transport.attach(new Dispatch(this));
-    this.scheduler.onFirstError = (err) => transport.announceFailure(err);
+    this.scheduler.onFirstError = (err) => {
+      this.watchErrors?.(err);
+      transport.announceFailure(err);
+    };
+  }
+
+  /** This world and the worlds split off it, and theirs. */
+  *worlds(): IterableIterator<Runtime> {
+    yield this;
+    for (const sub of this.splits) yield* sub.worlds();
   }
 
   /** Splits this world (collective): the runtime of this rank's new world, or undefined. */
@@ -86,6 +97,9 @@ export class Runtime {
     const rt = new Runtime(transport.worldId);
     rt.checkTravel = this.checkTravel;
     rt.scheduler.tracer = this.scheduler.tracer;
+    rt.scheduler.sampler = this.scheduler.sampler;
+    rt.scheduler.sampleWithin(1);
+    rt.watchErrors = this.watchErrors;
     rt.start(transport, this.device);
     this.splits.push(rt);
     return rt;

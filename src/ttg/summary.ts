@@ -61,62 +61,88 @@ export interface RankSummary {
   devices: DeviceNote[];
 }
 
-/** Summarizes a rank from its runtime, counting tasks per TT and timing a sample of them. */
+/**
+ * Summarizes a rank from its runtime and the worlds split off it, counting tasks per TT and timing
+ * a sample of them.
+ */
 export class Summarizer {
   private readonly sampler = new TaskSampler();
-  /** Each TT's count at the last summary, by id (a TT collected since keeps its share in `done`). */
-  private readonly seen = new Map<number, number>();
+  /** Each TT's count at the last summary (a TT collected since keeps its share in `done`). */
+  private readonly seen = new WeakMap<object, number>();
   private readonly done = new Map<string, number>();
   private errors: ErrorNote[] = [];
   /** `Date.now() - performance.now()`: slices are timed with the latter, shown with the former. */
   private readonly epochOffset = Date.now() - performance.now();
 
+  /** Attaches to `rt` (worlds split off it later inherit the sampler and the error watch). */
   constructor(private readonly rt: Runtime) {
-    rt.scheduler.sampler = this.sampler;
-    rt.scheduler.sampleWithin(1);
+    for (const w of rt.worlds()) {
+      w.scheduler.sampler = this.sampler;
+      w.scheduler.sampleWithin(1);
+      w.watchErrors = (err) => this.noteError(err);
+    }
   }
 
-  /** Stops timing tasks. */
+  /** Stops timing tasks and watching errors. */
   stop(): void {
-    if (this.rt.scheduler.sampler === this.sampler) this.rt.scheduler.sampler = undefined;
+    for (const w of this.rt.worlds()) {
+      if (w.scheduler.sampler === this.sampler) w.scheduler.sampler = undefined;
+      w.watchErrors = undefined;
+    }
   }
 
   /** A run of this rank failed (the scheduler's first error; the fence takes it soon after). */
-  noteError(err: TtgError): void {
+  private noteError(err: TtgError): void {
     this.errors.push({
-      code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), rank: err.rank ?? this.rt.rank,
+      code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), rank: this.rt.rank,
       message: err.detail, at: Date.now(),
     });
   }
 
   /** The summary now; `devices` as the caller found them. */
   take(devices: DeviceNote[]): RankSummary {
+    const worlds = [...this.rt.worlds()];
     let tasks = 0;
-    for (const tt of this.rt.liveTTs()) {
-      const before = this.seen.get(tt.id) ?? 0;
-      if (tt.runs === before) continue;
-      tasks += tt.runs - before;
-      this.seen.set(tt.id, tt.runs);
-      this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
+    for (const w of worlds) {
+      for (const tt of w.liveTTs()) {
+        const before = this.seen.get(tt) ?? 0;
+        if (tt.runs === before) continue;
+        tasks += tt.runs - before;
+        this.seen.set(tt, tt.runs);
+        this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
+      }
     }
     const { slices, every } = this.sampler.take(tasks);
-    this.rt.scheduler.sampleWithin(this.sampler.every);
+    for (const w of worlds) w.scheduler.sampleWithin(this.sampler.every);
     const off = this.epochOffset;
     const tts: Record<string, [number, number, number]> = {};
     for (const [name, n] of this.done) tts[name] = [n, 0, 0];
-    const report = collectReport(this.rt);
-    for (const t of report.incomplete) (tts[t.tt] ??= [0, 0, 0])[1]++;
-    for (const h of report.held) (tts[h.tt] ??= [0, 0, 0])[2]++;
-    const transport = this.rt.transport;
-    const counts = (transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();
-    const traffic = transport?.traffic;
+    const size = this.rt.size;
+    const sum = { running: 0, sent: 0, received: 0, messages: new Array<number>(size).fill(0), bytes: new Array<number>(size).fill(0) };
+    let fence: RankSummary['fence'] = null;
+    for (const w of worlds) {
+      const report = collectReport(w);
+      for (const t of report.incomplete) (tts[t.tt] ??= [0, 0, 0])[1]++;
+      for (const h of report.held) (tts[h.tt] ??= [0, 0, 0])[2]++;
+      sum.running += w.scheduler.pending;
+      const transport = w.transport;
+      const counts = (transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();
+      sum.sent += counts?.sent ?? 0;
+      sum.received += counts?.received ?? 0;
+      const traffic = transport?.traffic;
+      for (let r = 0; traffic !== undefined && r < size; r++) {
+        sum.messages[r] += traffic.messages[r] ?? 0;
+        sum.bytes[r] += traffic.bytes[r] ?? 0;
+      }
+      // the longest fence in progress of any of the rank's worlds
+      const since = w.fenceSince;
+      if (since !== undefined && (fence === null || performance.now() - since > fence.ms)) fence = { n: w.fences, ms: performance.now() - since };
+    }
     const errors = this.errors;
     this.errors = [];
-    const since = this.rt.fenceSince;
     return {
-      rank: this.rt.rank, at: Date.now(), tts, running: this.rt.scheduler.pending, sent: counts?.sent ?? 0, received: counts?.received ?? 0,
-      traffic: { messages: traffic === undefined ? [] : [...traffic.messages], bytes: traffic === undefined ? [] : [...traffic.bytes] },
-      fence: since === undefined ? null : { n: this.rt.fences, ms: performance.now() - since },
+      rank: this.rt.rank, at: Date.now(), tts, running: sum.running, sent: sum.sent, received: sum.received,
+      traffic: { messages: sum.messages, bytes: sum.bytes }, fence,
       errors, slices: slices.map(([tt, t0, dur]) => [tt, t0 + off, dur]), every, devices,
     };
   }

@@ -138,7 +138,7 @@ export interface Transport {
   sendSummary(json: string): void;
   /** On rank 0: a rank's summary arrived. */
   onSummary: ((rank: number, json: string) => void) | undefined;
-  /** Messages and bytes sent to each rank so far (transports between ranks). */
+  /** Messages and bytes sent to each rank of the job so far (transports between ranks). */
   readonly traffic?: Traffic;
 }
 

@@ -65,11 +65,6 @@ export async function startDashboard(rt: Runtime, at: { host: string; port: numb
     console.error(`ttg: dashboard on ${url}`);
   }
   const summarizer = new Summarizer(rt);
-  const announce = rt.scheduler.onFirstError;
-  rt.scheduler.onFirstError = (err) => {
-    summarizer.noteError(err);
-    announce?.(err);
-  };
   const send = (): void => transport.sendSummary(JSON.stringify(summarizer.take(deviceNotes())));
   const timer = setInterval(send, SUMMARY_MS);
   timer.unref();
@@ -79,7 +74,6 @@ export async function startDashboard(rt: Runtime, at: { host: string; port: numb
       clearInterval(timer);
       send();
       summarizer.stop();
-      rt.scheduler.onFirstError = announce;
       transport.onSummary = undefined;
       if (server === undefined) return;
       const closed = new Promise<void>((resolve) => server!.close(() => resolve()));

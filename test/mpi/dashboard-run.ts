@@ -1,5 +1,5 @@
 /**
- * Starts test/mpi/dashboard.ts (or another program) under `mpirun -np 2` with the dashboard on,
+ * Starts test/mpi/dashboard.ts (or another program) under `mpirun -np 2` (or `np`) with the dashboard on,
  * for the tests that look at the live page over HTTP (dashboard.test.ts) and in a browser
  * (dashboard-browser.test.ts), and for scripts/screenshots.mjs.
  */
@@ -21,8 +21,8 @@ export interface DashboardRun {
  * Starts the run of `script` with `TTG_DASHBOARD=dashboard`, `args` (dashboard.ts: the chain's
  * length) and `env`; resolves once rank 0 printed the dashboard's URL, before the first task runs.
  */
-export function startDashboardRun(dashboard: string, args: string[] = [], script = SCRIPT, env: Record<string, string> = {}): Promise<DashboardRun> {
-  const c = mpirunCommand(2, script, args, { ...env, TTG_DASHBOARD: dashboard });
+export function startDashboardRun(dashboard: string, args: string[] = [], script = SCRIPT, env: Record<string, string> = {}, np = 2): Promise<DashboardRun> {
+  const c = mpirunCommand(np, script, args, { ...env, TTG_DASHBOARD: dashboard });
   const child = spawn(c.command, c.args, { env: c.env });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });

@@ -33,6 +33,7 @@ interface State {
   history: { t: number[]; tasks: number[][]; messages: number[]; bytes: number[] };
 }
 
+const SPLIT = fileURLToPath(new URL('../mpi/dashboard-split.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
@@ -92,6 +93,32 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
       expect(d.evictions).to.be.above(0);
     }
     expect(states.some((s) => s.ranks.some((r) => r.devices[0]!.used > 0))).to.equal(true);
+  });
+
+  it('at 3 ranks with split worlds: their tasks, messages between job ranks and errors count', async () => {
+    const run = await start('0', [], SPLIT, {}, 3);
+    const states: State[] = [];
+    const subs = (s: State): number => s.ranks.reduce((a, r) => a + (r.tts['SUB']?.[0] ?? 0), 0);
+    for (let i = 0; i < 80; i++) {
+      try {
+        const s = (await (await fetch(`${run.url}state`)).json()) as State;
+        states.push(s);
+        if (s.errors.length > 0 && subs(s) === 120) break;
+      } catch {
+        break;
+      }
+      await sleep(200);
+    }
+    expect(await run.exited, run.output()).to.equal(0);
+    const last = states.at(-1)!;
+    expect(last.ranks.map((r) => r.tts['SUB']![0])).to.deep.equal([30, 60, 30]);
+    // the world of ranks 0 and 2 talks between them only, in job ranks
+    expect(last.ranks[0]!.traffic.messages[2]).to.be.above(0);
+    expect(last.ranks[2]!.traffic.messages[0]).to.be.above(0);
+    expect(last.ranks[1]!.traffic.messages.reduce((a, b) => a + b, 0)).to.equal(0);
+    expect(last.errors).to.have.length(1);
+    expect(last.errors[0]).to.include({ code: 'E_TASK_FAILED', tt: 'FAIL', key: '5', rank: 2 });
+    expect(last.errors[0]!.message).to.match(/planted failure in a split world/);
   });
 
   it('bound to another host, every request needs the token it prints', async () => {
