@@ -51,7 +51,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   private sent = 0;
   /** Messages received and fully handled. */
   private received = 0;
-  /** Messages and bytes handed to each rank so far (by rank of the whole job, as the dashboard shows them). */
+  /** The program's messages (counted ones: not summaries, votes or notices) and their bytes sent to each rank so far, by rank of the whole job. */
   readonly traffic: Traffic;
   /** Deliveries of messages whose payload is still being received, by native message id. */
   private readonly receiving = new Map<number, Step>();
@@ -366,6 +366,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     payloadProbe.onSend?.(parts);
     const held = msg[0] === Wire.Input ? msg[2] : undefined;
     this.sent++;
+    this.count(dest, bytes, parts);
     if (step === undefined && this.departures.busy(dest)) {
       // encoded now, its parts read later: the value is held meanwhile
       retain(held);
@@ -387,6 +388,15 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.hand(dest, bytes, parts, plain, false);
   }
 
+  /** Counts a counted message to world rank `dest` in {@link traffic} (by job rank). */
+  private count(dest: number, bytes: Uint8Array, parts: ArrayBufferView[]): void {
+    let size = bytes.byteLength;
+    for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
+    const job = this.toJob === undefined ? dest : this.toJob[dest]!;
+    this.traffic.messages[job]!++;
+    this.traffic.bytes[job]! += size;
+  }
+
   /**
    * Gives a message to the addon, addressed in the job's ranks and marked with the receiver's id
    * of this world. `held`: a value that counts as held while the addon reads its memory.
@@ -397,10 +407,6 @@ export class MpiTransport implements Transport, WorldReceiver {
       bytes = withWorld(bytes, this.place.ids[dest]!);
       dest = toJob[dest]!;
     }
-    let size = bytes.byteLength;
-    for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
-    this.traffic.messages[dest]!++;
-    this.traffic.bytes[dest]! += size;
     const pin = handOff(this.native, dest, bytes, parts, plain, transfer, held !== undefined);
     if (held !== undefined) this.endpoint.inFlight.hold(pin, held);
   }

@@ -61,6 +61,12 @@ export class ReadyQueue<T extends Prioritized> {
     return item;
   }
 
+  /** The queued items in no particular order, at most `limit` of them (the live dashboard's counts). */
+  *items(limit: number): IterableIterator<T> {
+    for (let i = this.head; i !== this.tail && limit-- > 0; i = (i + 1) & this.mask) yield this.ring[i]!;
+    for (const x of this.heap) if (limit-- > 0) yield x;
+  }
+
   /** Removes everything and returns it (used when a failed run discards its queued tasks). */
   drain(): T[] {
     const out: T[] = [];

@@ -36,6 +36,12 @@ export class ReadyTasks {
     return this.host.shift();
   }
 
+  /** The queued tasks in no particular order, at most `limit` of each queue. */
+  *items(limit: number): IterableIterator<Task> {
+    yield* this.host.items(limit);
+    yield* this.feeding.items(limit);
+  }
+
   /** Removes everything and returns it (a failed run discards its queued tasks). */
   drain(): Task[] {
     return [...this.host.drain(), ...this.feeding.drain()];

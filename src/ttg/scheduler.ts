@@ -251,6 +251,13 @@ export class Scheduler {
     return this.suspended.list();
   }
 
+  /** Queued tasks per TT name, counting at most `limit` tasks (the live dashboard's view). */
+  readyByTT(limit: number): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const t of this.queue.items(limit)) out.set(t.tt.name, (out.get(t.tt.name) ?? 0) + 1);
+    return out;
+  }
+
   /** Tasks queued or started but not finished. */
   get pending(): number {
     return this.outstanding;

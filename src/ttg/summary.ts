@@ -10,6 +10,9 @@ import { collectReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import { TaskSampler } from './task-sampler.js';
 
+/** Queued tasks a summary looks at, at most, to count them per TT (a deeper queue shows this many). */
+const MAX_READY_COUNTED = 100_000;
+
 /** An error as the dashboard shows it. */
 export interface ErrorNote {
   code: string;
@@ -42,8 +45,8 @@ export interface RankSummary {
   rank: number;
   /** When it was taken (epoch ms). */
   at: number;
-  /** Per TT name: [tasks run so far, waiting for inputs, held by constraints]. */
-  tts: Record<string, [number, number, number]>;
+  /** Per TT name: [tasks run so far, ready (queued to run), waiting for inputs, held by constraints]. */
+  tts: Record<string, [number, number, number, number]>;
   running: number;
   sent: number;
   received: number;
@@ -115,15 +118,16 @@ export class Summarizer {
     const { slices, every } = this.sampler.take(tasks);
     for (const w of worlds) w.scheduler.sampleWithin(this.sampler.every);
     const off = this.epochOffset;
-    const tts: Record<string, [number, number, number]> = {};
-    for (const [name, n] of this.done) tts[name] = [n, 0, 0];
+    const tts: Record<string, [number, number, number, number]> = {};
+    for (const [name, n] of this.done) tts[name] = [n, 0, 0, 0];
     const size = this.rt.size;
     const sum = { running: 0, sent: 0, received: 0, messages: new Array<number>(size).fill(0), bytes: new Array<number>(size).fill(0) };
     let fence: RankSummary['fence'] = null;
     for (const w of worlds) {
+      for (const [name, n] of w.scheduler.readyByTT(MAX_READY_COUNTED)) (tts[name] ??= [0, 0, 0, 0])[1] += n;
       const report = collectReport(w);
-      for (const t of report.incomplete) (tts[t.tt] ??= [0, 0, 0])[1]++;
-      for (const h of report.held) (tts[h.tt] ??= [0, 0, 0])[2]++;
+      for (const t of report.incomplete) (tts[t.tt] ??= [0, 0, 0, 0])[2]++;
+      for (const h of report.held) (tts[h.tt] ??= [0, 0, 0, 0])[3]++;
       sum.running += w.scheduler.pending;
       const transport = w.transport;
       const counts = (transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();

@@ -21,7 +21,7 @@ canvas#stream { border: 1px solid #ccc; } #charts { display: flex; flex-wrap: wr
 <p id="summary">waiting for the ranks...</p>
 <p id="fences"></p>
 <h2>Progress per TT</h2>
-<table id="tts"><thead><tr><th>TT</th><th>run</th><th>waiting for inputs</th><th>held</th><th>per rank (run)</th></tr></thead><tbody></tbody></table>
+<table id="tts"><thead><tr><th>TT</th><th>run</th><th>ready</th><th>waiting for inputs</th><th>held</th><th>per rank (run)</th></tr></thead><tbody></tbody></table>
 <h2>Task stream (last 5 s)</h2>
 <canvas id="stream" width="1200" height="60"></canvas>
 <div class="legend" id="legend"></div><div class="note" id="sampling"></div>
@@ -82,10 +82,10 @@ function stream(s, ranks) {
 function tables(s, ranks) {
   const tts = new Map();
   for (const r of ranks) for (const [name, v] of Object.entries(r.tts)) {
-    const t = tts.get(name) || { run: 0, waiting: 0, held: 0, per: [] };
-    t.run += v[0]; t.waiting += v[1]; t.held += v[2]; t.per.push('rank ' + r.rank + ': ' + v[0]); tts.set(name, t);
+    const t = tts.get(name) || { run: 0, ready: 0, waiting: 0, held: 0, per: [] };
+    t.run += v[0]; t.ready += v[1]; t.waiting += v[2]; t.held += v[3]; t.per.push('rank ' + r.rank + ': ' + v[0]); tts.set(name, t);
   }
-  document.querySelector('#tts tbody').innerHTML = [...tts].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, t]) => '<tr>' + cell(n) + cell(t.run, 1) + cell(t.waiting, 1) + cell(t.held, 1) + cell(t.per.join(', ')) + '</tr>').join('');
+  document.querySelector('#tts tbody').innerHTML = [...tts].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, t]) => '<tr>' + cell(n) + cell(t.run, 1) + cell(t.ready, 1) + cell(t.waiting, 1) + cell(t.held, 1) + cell(t.per.join(', ')) + '</tr>').join('');
   const fence = (r) => r.fence === null ? '' : 'fence ' + r.fence.n + ', ' + (r.fence.ms / 1000).toFixed(1) + ' s';
   document.querySelector('#ranks tbody').innerHTML = ranks.map((r) => '<tr>' + cell(r.rank, 1) + cell(r.running, 1) + cell(num(r.tasksPerS), 1) + cell(r.sent, 1) + cell(r.received, 1) + cell(num(r.messagesPerS), 1) + cell(fence(r)) + '</tr>').join('');
   const inFence = ranks.filter((r) => r.fence !== null);

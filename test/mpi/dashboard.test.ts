@@ -18,7 +18,7 @@ const BAD = fileURLToPath(new URL('../mpi/dashboard-bad.js', import.meta.url));
 
 interface Rank {
   rank: number;
-  tts: Record<string, [number, number, number]>;
+  tts: Record<string, [number, number, number, number]>;
   sent: number;
   traffic: { messages: number[]; bytes: number[] };
   fence: { n: number; ms: number } | null;
@@ -115,7 +115,7 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     // the world of ranks 0 and 2 talks between them only, in job ranks
     expect(last.ranks[0]!.traffic.messages[2]).to.be.above(0);
     expect(last.ranks[2]!.traffic.messages[0]).to.be.above(0);
-    expect(last.ranks[1]!.traffic.messages.reduce((a, b) => a + b, 0)).to.equal(0);
+    expect(last.ranks[1]!.traffic.messages.reduce((a, b) => a + b, 0), JSON.stringify(last.ranks.map((r) => r.traffic))).to.equal(0);
     expect(last.errors).to.have.length(1);
     expect(last.errors[0]).to.include({ code: 'E_TASK_FAILED', tt: 'FAIL', key: '5', rank: 2 });
     expect(last.errors[0]!.message).to.match(/planted failure in a split world/);

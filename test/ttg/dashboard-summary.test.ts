@@ -54,6 +54,30 @@ describe('the dashboard\'s summary of a rank', () => {
     }
   });
 
+  it('counts the tasks ready to run and those waiting for inputs, per TT', async () => {
+    const s = new Summarizer(defaultRuntime());
+    try {
+      const a = new ttg.Edge<number, number>('a');
+      const b = new ttg.Edge<number, number>('b');
+      const pair = ttg.make_tt((_k: number, _x: number, _y: number) => {}, [a, b], [], { name: 'PAIR' });
+      const one = ttg.make_tt((_k: number, _x: number) => {}, [new ttg.Edge<number, number>('c')], [], { name: 'ONE' });
+      ttg.make_graph_executable(pair, one);
+      for (let k = 0; k < 7; k++) pair.in(0).send(k, k);
+      for (let k = 0; k < 500; k++) one.invoke(k, k);
+      // nothing has run yet: the invokes only queued their tasks
+      const r = s.take([]);
+      expect(r.tts['ONE']).to.deep.equal([0, 500, 0, 0]);
+      expect(r.tts['PAIR']).to.deep.equal([0, 0, 7, 0]);
+      for (let k = 0; k < 7; k++) pair.in(1).send(k, k);
+      await fence();
+      const after = s.take([]);
+      expect(after.tts['ONE']).to.deep.equal([500, 0, 0, 0]);
+      expect(after.tts['PAIR']).to.deep.equal([7, 0, 0, 0]);
+    } finally {
+      s.stop();
+    }
+  });
+
   it('slow tasks after light ones: after a quiet period every one is timed, with its real duration', async () => {
     const s = new Summarizer(defaultRuntime());
     try {
