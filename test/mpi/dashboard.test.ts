@@ -36,6 +36,22 @@ interface State {
 const SPLIT = fileURLToPath(new URL('../mpi/dashboard-split.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The page's state, read every 200 ms until `done` holds, the run ends or 16 s pass. */
+async function statesUntil(url: string, done: (s: State) => boolean): Promise<State[]> {
+  const states: State[] = [];
+  for (let i = 0; i < 80; i++) {
+    try {
+      const s = (await (await fetch(`${url}state`)).json()) as State;
+      states.push(s);
+      if (done(s)) break;
+    } catch {
+      break;
+    }
+    await sleep(200);
+  }
+  return states;
+}
+
 describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
   this.timeout(120_000);
 
@@ -48,19 +64,9 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     expect([...page.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1])).to.deep.equal(['uplot.css', 'uplot.js']);
     expect(await (await fetch(`${run.url}uplot.js`)).text()).to.match(/uPlot/);
     expect(() => new Function(/<script>([\s\S]*)<\/script>/.exec(page)![1]!)).to.not.throw();
-    const states: State[] = [];
     const counted = (s: State): number => s.ranks.reduce((a, r) => a + (r.tts['STEP']?.[0] ?? 0), 0);
     // until the error shows and every rank's last summary counts the whole chain (each reports every 250 ms)
-    for (let i = 0; i < 80; i++) {
-      try {
-        const s = (await (await fetch(`${run.url}state`)).json()) as State;
-        states.push(s);
-        if (s.errors.length > 0 && counted(s) === 400) break;
-      } catch {
-        break;
-      }
-      await sleep(200);
-    }
+    const states = await statesUntil(run.url, (s) => s.errors.length > 0 && counted(s) === 400);
     expect(await run.exited, run.output()).to.equal(0);
     const during = states.find((s) => s.ranks.length === 2 && s.stream.length > 0 && s.ranks[0]!.fence !== null && s.history.t.length > 2)!;
     expect(during, JSON.stringify(states.at(-1))).to.not.equal(undefined);
@@ -97,18 +103,8 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
 
   it('at 3 ranks with split worlds: their tasks, messages between job ranks and errors count', async () => {
     const run = await start('0', [], SPLIT, {}, 3);
-    const states: State[] = [];
     const subs = (s: State): number => s.ranks.reduce((a, r) => a + (r.tts['SUB']?.[0] ?? 0), 0);
-    for (let i = 0; i < 80; i++) {
-      try {
-        const s = (await (await fetch(`${run.url}state`)).json()) as State;
-        states.push(s);
-        if (s.errors.length > 0 && subs(s) === 120) break;
-      } catch {
-        break;
-      }
-      await sleep(200);
-    }
+    const states = await statesUntil(run.url, (s) => s.errors.length > 0 && subs(s) === 120);
     expect(await run.exited, run.output()).to.equal(0);
     const last = states.at(-1)!;
     expect(last.ranks.map((r) => r.tts['SUB']![0])).to.deep.equal([30, 60, 30]);
