@@ -32,7 +32,8 @@ export class TaskSampler {
     if (this.slices.length < MAX_SLICES) this.slices.push([tt, t0, t1 - t0]);
     const gap = Math.max(t1 - this.lastAt, 1e-4);
     this.lastAt = t1;
-    this.every = Math.max(1, Math.min(2 ** 24, Math.round((this.every * SAMPLE_GAP_MS) / gap)));
+    // grows at most 4x a step: one light task right after another must not stop the sampling
+    this.every = Math.max(1, Math.min(4 * this.every, 2 ** 24, Math.round((this.every * SAMPLE_GAP_MS) / gap)));
   }
 
   /** The slices since the last take and the rate they were taken at; `tasks` ran meanwhile. */
