@@ -65,6 +65,11 @@ export class TtgError extends Error {
   }
 }
 
+/** An error's fields as the dashboard and the report show them (the key rendered, '' when absent). */
+export function errorFields(err: TtgError): { code: string; tt: string; key: string; message: string } {
+  return { code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), message: err.detail };
+}
+
 /** Renders a key for humans: short, unambiguous, never throws (keys may be cyclic or exotic). */
 export function describeKey(key: unknown): string {
   try {

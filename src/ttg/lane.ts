@@ -27,11 +27,6 @@ export class Lane {
     return result;
   }
 
-  /** Whether a fence has taken its turn and not ended. */
-  get fencing(): boolean {
-    return this.fences > 0;
-  }
-
   /** Runs a fence's `op` in turn: collectives that take their turns until it has ended are noted. */
   fence<T>(op: () => Promise<T>): Promise<T> {
     this.fences++;

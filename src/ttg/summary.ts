@@ -5,7 +5,7 @@
  * task slices since the last summary (the task stream, from the scheduler's {@link TaskSampler}).
  * Nothing here uses the tracer.
  */
-import { describeKey, type TtgError } from '../base/errors.js';
+import { errorFields, type TtgError } from '../base/errors.js';
 import { collectReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import { TaskSampler } from './task-sampler.js';
@@ -96,10 +96,7 @@ export class Summarizer {
 
   /** A run of this rank failed (the scheduler's first error; the fence takes it soon after). */
   private noteError(err: TtgError): void {
-    this.errors.push({
-      code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), rank: this.rt.rank,
-      message: err.detail, at: Date.now(),
-    });
+    this.errors.push({ ...errorFields(err), rank: this.rt.rank, at: Date.now() });
   }
 
   /** The summary now; `devices` as the caller found them. */

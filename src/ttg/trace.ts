@@ -9,7 +9,7 @@
  * steady clock of the native streams), so ranks on one machine share one time axis.
  */
 import { writeFileSync } from 'node:fs';
-import { describeKey, type TtgError } from '../base/errors.js';
+import { describeKey, errorFields, type TtgError } from '../base/errors.js';
 
 /** One Chrome trace event (the subset ttg writes). */
 export interface TraceEvent {
@@ -116,8 +116,7 @@ export class Tracer {
 
   /** A run of this rank failed with `err` (what the report lists under errors). */
   error(err: TtgError): void {
-    const args = { code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), message: err.detail };
-    this.events.push({ name: err.code, ph: 'i', s: 'p', cat: 'error', ts: this.now(), pid: this.rank, tid: JS_TID, args });
+    this.events.push({ name: err.code, ph: 'i', s: 'p', cat: 'error', ts: this.now(), pid: this.rank, tid: JS_TID, args: { ...errorFields(err) } });
   }
 
   /** A device op that ran on stream track `tid` between two steady-clock stamps (ms). */
@@ -150,16 +149,11 @@ export class Tracer {
     this.deferred.push(fn);
   }
 
-  /** Runs what {@link later} deferred (an op whose stamps have not arrived yet is left out). */
-  flushLater(): void {
+  /** This rank's events as JSON text (without the enclosing array brackets). */
+  serialize(): string {
     const d = this.deferred;
     this.deferred = [];
     for (const fn of d) fn();
-  }
-
-  /** This rank's events as JSON text (without the enclosing array brackets). */
-  serialize(): string {
-    this.flushLater();
     return this.events.map((e) => JSON.stringify(e)).join(',\n');
   }
 }
