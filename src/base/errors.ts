@@ -104,9 +104,9 @@ function where(ctx: TtgErrorContext): string {
 }
 
 function causeText(cause: unknown): string {
-  if (cause instanceof Error) return cause.message;
+  // a thrown value may be a Proxy, an Error whose message is a Symbol or whose toString throws
   try {
-    return String(cause);
+    return String(cause instanceof Error ? cause.message : cause);
   } catch {
     return '[unprintable]';
   }

@@ -4,16 +4,32 @@ import { encode } from '../serialize/codec.js';
 import { Wire, type WireMessage } from '../ttg/wire.js';
 import { causeFromTravel, causeToTravel, type TravellingCause } from './error-cause.js';
 
-/** How long a rank waits for the announcement of a failure that the wave reported elsewhere. */
-const FAILURE_NOTICE_MS = 10_000;
 
-/** The `Failure` message that announces `err` of rank `rank` to the other ranks (its header bytes). */
+// ES2024's String.prototype.toWellFormed (Node 20 has it; this TypeScript lib is ES2023)
+const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+
+/**
+ * The `Failure` message that announces `err` of rank `rank` to the other ranks: header bytes
+ * only, with what the task threw inside them (error-cause.ts), so it needs no payload parts.
+ * Never throws: a rank that cannot describe its failure must still announce it, or the others
+ * would wait for it and the job would abort instead of rejecting the fence.
+ */
 export function encodeFailure(err: TtgError, rank: number): Uint8Array {
-  const head = [Wire.Failure, err.code, err.detail, err.tt ?? null, err.terminal ?? null, rank, causeToTravel(err.cause)] as const;
+  const code = String(err.code);
   try {
-    return encode(err.key === undefined ? [...head] : [...head, err.key]).bytes;
+    // the detail repeats what the task threw (a lone surrogate would make the header unencodable)
+    const head = [Wire.Failure, code, wellFormed(String(err.detail)), err.tt === undefined ? null : wellFormed(String(err.tt)),
+      err.terminal ?? null, rank, causeToTravel(err.cause)];
+    if (err.key === undefined) return encode(head).bytes;
+    try {
+      const withKey = encode([...head, err.key]);
+      if (withKey.parts.length === 0) return withKey.bytes; // a key with arrays would lose them: as text
+    } catch {
+      // a key that cannot travel goes as text
+    }
+    return encode([...head, wellFormed(describeKey(err.key))]).bytes;
   } catch {
-    return encode([...head, describeKey(err.key)]).bytes; // a key that cannot travel goes as text
+    return encode([Wire.Failure, code, 'a failure that could not be described', null, null, rank, null]).bytes;
   }
 }
 
@@ -23,32 +39,6 @@ export function announcedError(msg: WireMessage): TtgError {
   return new TtgError(code as TtgErrorCode, `${detail} [announced by rank ${rank}]`, {
     tt: tt ?? undefined, terminal: terminal ?? undefined, rank, ...(msg.length > 7 ? { key: msg[7] } : {}), cause: causeFromTravel(cause),
   });
-}
-
-/** Waits for the announcement of a failure that a termination wave counted on another rank. */
-export class FailureNotice {
-  private arrived: (() => void) | undefined;
-
-  /** A failure was recorded here (announced or not): the wait is over. */
-  notice(): void {
-    this.arrived?.();
-  }
-
-  /** Resolves once {@link notice} is called, or when `failed()` already holds; `giveUp` after the timeout. */
-  wait(failed: () => boolean, giveUp: () => void): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        giveUp();
-        resolve();
-      }, FAILURE_NOTICE_MS);
-      this.arrived = () => {
-        clearTimeout(timer);
-        this.arrived = undefined;
-        resolve();
-      };
-      if (failed()) this.arrived();
-    });
-  }
 }
 
 /** The error of a run whose failure another rank counted but never announced. */
