@@ -1,7 +1,8 @@
 /** The transport of a world of one rank. */
 import type { TtgError } from '../base/errors.js';
 import { rehearse } from './travel-check.js';
-import type { LocalWork, Transport, TransportHost } from '../ttg/transport.js';
+import type { LocalWork, Quiet, Transport, TransportHost } from '../ttg/transport.js';
+import { PAYLOAD_LENGTH } from '../ttg/agreement.js';
 import type { Target } from '../ttg/wire.js';
 
 /** A world of one rank: quiescence is local idleness. */
@@ -42,11 +43,11 @@ export class LocalTransport implements Transport {
 
   hold(): void {}
 
-  async quiesce(local: LocalWork): Promise<void> {
+  async quiesce(local: LocalWork): Promise<Quiet> {
     for (;;) {
       await local.settle();
       const open = local.openStreams();
-      if (!open.some((n) => n > 0)) return;
+      if (!open.some((n) => n > 0)) return { error: undefined, waitingByRank: undefined };
       local.closeStreams(open);
     }
   }
@@ -55,6 +56,12 @@ export class LocalTransport implements Transport {
 
   finalize(): Promise<void> {
     return Promise.resolve();
+  }
+
+  agree(_sig: unknown, payload: ArrayLike<number> = []): Promise<Float64Array> {
+    const sums = new Float64Array(PAYLOAD_LENGTH);
+    sums.set(payload);
+    return Promise.resolve(sums);
   }
 
   reduce(values: Float64Array): Promise<Float64Array> {

@@ -16,15 +16,17 @@ import { decodeInput, encodeInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
-import { untilQuiet } from './waves.js';
+import { untilQuiet, WaveCounts } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../ttg/trace.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { LocalWork, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/transport.js';
+import type { LocalWork, Quiet, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/transport.js';
+import { agree, callsDiffered, CallKind, type CallSignature } from '../ttg/agreement.js';
+import { PhaseErrors } from './phase-errors.js';
 import { serializeError } from './serialize-error.js';
-import { announcedError, encodeFailure, FailureNotice, unannounced } from './failures.js';
+import { announcedError, encodeFailure } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
 import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
@@ -40,9 +42,12 @@ export const payloadProbe: {
   onRecv?: (views: readonly ArrayBufferView[]) => void;
 } = {};
 
-/** Transport of one world over the process's MPI endpoint. */
+const FENCE: CallSignature = [CallKind.Fence, -1, -1, -1, -1];
+const FINALIZE: CallSignature = [CallKind.Finalize, -1, -1, -1, -1];
+
 const REDUCE_CODES: Record<ReduceOp, ReduceOpCode> = { sum: ReduceOpCode.Sum, min: ReduceOpCode.Min, max: ReduceOpCode.Max, prod: ReduceOpCode.Prod };
 
+/** Transport of one world over the process's MPI endpoint. */
 export class MpiTransport implements Transport, WorldReceiver {
   readonly kind = 'mpi';
   readonly rank: number;
@@ -66,7 +71,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   private opening: Array<() => void> | undefined = undefined;
   /** This rank's phase; holds messages of the next one while a fence ends. */
   private readonly phase = new PhaseGate();
-  private readonly failureNotice = new FailureNotice();
+  /** The errors ranks raised in this phase (the fence agrees on one). */
+  private readonly raised = new PhaseErrors();
   /** Trail.Checksum | Trail.Trace, or 0 when headers carry no trailer. */
   private readonly trail: number;
   /** Fence number each other rank last voted stalled (-1: moving). */
@@ -174,6 +180,7 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   announceFailure(err: TtgError): void {
     if (this.endpoint.finalized) return;
+    if (err.code !== 'E_HANG') this.raised.add(this.rank, err);
     const bytes = encodeFailure(err, this.rank);
     stampPhase(bytes, this.phase.bit);
     for (let r = 0; r < this.size; r++) if (r !== this.rank) this.post(r, bytes, [], false);
@@ -239,38 +246,50 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.endpoint.hold(on);
   }
 
-  async quiesce(local: LocalWork): Promise<void> {
+  async quiesce(local: LocalWork): Promise<Quiet> {
     if (this.broken !== undefined) throw this.broken;
     this.hold(true);
     try {
-      const failed = await untilQuiet({
+      const sums = await untilQuiet({
         settleLocal: () => local.settle(),
-        counts: () => [this.sent, this.received, this.host.failed ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0), local.done()],
+        counts: () => [this.sent, this.received, this.raised.raised(this.rank) ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0), local.done(),
+          local.waiting(), local.strict ? 1 : 0],
         seen: (done) => local.seen(done),
         closeStreams: () => this.closeFenceStreams(local),
-        allreduce: (values, pauseUs, quietUs) => this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs),
+        allreduce: (values, pauseUs, quietUs) => agree(this.sumAll, this.rank, this.size, FENCE, values, pauseUs, quietUs),
         stopped: () => this.broken !== undefined, // the fence already rejected (hang)
       });
-      if (failed !== undefined && failed > 0 && !this.host.failed) {
-        await this.failureNotice.wait(() => this.host.failed, () => this.host.fail(unannounced(this.rank), true));
-      }
+      if (sums === undefined) return { error: undefined, waitingByRank: undefined };
+      const raised = sums[WaveCounts.Raised]!;
+      if (raised > 0) return { error: await this.raised.agreed(raised, this.rank), waitingByRank: undefined };
+      if (sums[WaveCounts.Strict] === 0 || sums[WaveCounts.Waiting] === 0) return { error: undefined, waitingByRank: undefined };
+      // every rank saw the same sums, so every rank takes this round: where the work waits
+      const mine = new Float64Array(this.size);
+      mine[this.rank] = local.waiting();
+      return { error: undefined, waitingByRank: Array.from(await this.sumAll(mine)) };
     } finally {
       this.hold(false);
     }
   }
 
+  /** Sums `values` over this world's ranks (one MPI_Iallreduce, after `pauseUs` or `quietUs` without traffic). */
+  private readonly sumAll = (values: Float64Array, pauseUs = 0, quietUs?: number): Promise<Float64Array> =>
+    this.native.allreduce(values, pauseUs, this.place.comm, undefined, quietUs);
+
+  agree(sig: CallSignature, payload?: ArrayLike<number>): Promise<Float64Array> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
+    return this.whileHeld(agree(this.sumAll, this.rank, this.size, sig, payload));
+  }
+
   /**
    * Ends the streams that end at the fence, given every rank's open ones per TT. The per-TT sums
-   * need the same such TTs on every rank (a program builds the same graphs everywhere); ranks that
-   * built others get `E_COLLECTIVE` rather than a sum of unrelated counts.
+   * need the same such TTs on every rank (a program builds the same graphs everywhere): the
+   * agreement names the numbers each rank built rather than summing unrelated counts.
    */
   private async closeFenceStreams(local: LocalWork): Promise<void> {
     const mine = local.openStreams();
-    const [most, minusLeast] = await this.native.allreduce(Float64Array.of(mine.length, -mine.length), 0, this.place.comm, ReduceOpCode.Max);
-    if (most !== -minusLeast!) {
-      throw Errors.collective(`the ranks built different numbers of TTs with reducing inputs that end at the fence (${-minusLeast!} to ${most})`, this.rank);
-    }
-    local.closeStreams(Array.from(await this.native.allreduce(Float64Array.from(mine), 0, this.place.comm)));
+    await agree(this.sumAll, this.rank, this.size, [CallKind.FenceStreams, -1, mine.length, -1, -1]);
+    local.closeStreams(Array.from(await this.sumAll(Float64Array.from(mine))));
   }
 
   /**
@@ -279,6 +298,7 @@ export class MpiTransport implements Transport, WorldReceiver {
    * (a macrotask later: the fence's promise and its continuation settle first).
    */
   endFence(): void {
+    this.raised.clear();
     const held = this.phase.next();
     if (this.opening !== undefined) this.opening.push(...held);
     if (held.length === 0 || this.opening !== undefined) return;
@@ -336,8 +356,17 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.native.keepAlive(false);
       return;
     }
-    this.native.keepAlive(true); // the barrier below must keep this process alive
-    await this.native.barrier();
+    this.native.keepAlive(true); // the agreement below must keep this process alive
+    // every rank waits for all to finalize: a rank still making other collective calls gets
+    // E_COLLECTIVE for each, and this one waits on for its finalize
+    for (;;) {
+      try {
+        await agree(this.sumAll, this.rank, this.size, FINALIZE);
+        break;
+      } catch (e) {
+        if (!callsDiffered(e)) throw e;
+      }
+    }
     ep.finalized = true;
     this.native.finalize();
   }
@@ -366,19 +395,33 @@ export class MpiTransport implements Transport, WorldReceiver {
     payloadProbe.onSend?.(parts);
     const held = msg[0] === Wire.Input ? msg[2] : undefined;
     this.sent++;
-    this.count(dest, bytes, parts);
+    this.count(dest, bytes, parts, 1);
     if (step === undefined && this.departures.busy(dest)) {
       // encoded now, its parts read later: the value is held meanwhile
       retain(held);
       this.departures.now(dest, () => {
         try {
-          this.hand(dest, bytes, parts, plain, transfer, held);
+          this.handCounted(dest, msg, bytes, parts, plain, transfer, held);
         } finally {
           release(held);
         }
       });
     } else {
+      this.handCounted(dest, msg, bytes, parts, plain, transfer, held);
+    }
+  }
+
+  /**
+   * {@link hand} for a counted message: one the addon refuses (a header over its limit...) is no
+   * longer counted, so the fence does not wait for it; the send fails like one that cannot be encoded.
+   */
+  private handCounted(dest: number, msg: WireMessage, bytes: Uint8Array, parts: ArrayBufferView[], plain: boolean, transfer: boolean, held: unknown): void {
+    try {
       this.hand(dest, bytes, parts, plain, transfer, held);
+    } catch (e) {
+      this.sent--;
+      this.count(dest, bytes, parts, -1);
+      throw e instanceof TtgError ? e : serializeError(this.host, msg, this.rank, e);
     }
   }
 
@@ -388,13 +431,13 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.hand(dest, bytes, parts, plain, false);
   }
 
-  /** Counts a counted message to world rank `dest` in {@link traffic} (by job rank). */
-  private count(dest: number, bytes: Uint8Array, parts: ArrayBufferView[]): void {
+  /** Counts a counted message to world rank `dest` in {@link traffic} (by job rank); `n` -1 takes it back. */
+  private count(dest: number, bytes: Uint8Array, parts: ArrayBufferView[], n: number): void {
     let size = bytes.byteLength;
     for (let i = 0; i < parts.length; i++) size += parts[i]!.byteLength;
     const job = this.toJob === undefined ? dest : this.toJob[dest]!;
-    this.traffic.messages[job]!++;
-    this.traffic.bytes[job]! += size;
+    this.traffic.messages[job]! += n;
+    this.traffic.bytes[job]! += n * size;
   }
 
   /**
@@ -580,7 +623,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       return;
     }
     this.host.fail(err, true);
-    this.failureNotice.notice();
+    this.raised.add(err.rank!, err);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * `World.split` over MPI. The ranks of the parent world first exchange color, key and the id each
+ * `World.split` over MPI. The ranks of the parent world agree that all called a split, then exchange color, key and the id each
  * reserved for the new world (an allreduce on the parent's communicator), so that none enters the
  * blocking MPI_Comm_split before all have. Splits of different worlds called at once enter
  * MPI_Comm_split in the order this process called them (the comm thread keeps that order), so
@@ -9,6 +9,7 @@
  */
 import { Errors } from '../base/errors.js';
 import { MAX_WORLD_ID, type MpiEndpoint } from './endpoint.js';
+import { agree, CallKind } from '../ttg/agreement.js';
 
 /** Where a world's ranks are among the job's: the default world is the job itself. */
 export interface WorldPlace {
@@ -38,6 +39,8 @@ export async function splitPlace(ep: MpiEndpoint, parent: WorldPlace, rank: numb
   let got: Float64Array;
   let made: Float64Array;
   try {
+    // first the shape every collective call on the communicator starts with (agreement.ts)
+    await agree((v) => ep.native.allreduce(v, 0, parent.comm), rank, size, [CallKind.Split, -1, -1, -1, -1]);
     got = await ep.native.allreduce(all, 0, parent.comm);
     const invalid: number[] = [];
     for (let r = 0; r < size; r++) if (Number.isNaN(got[3 * r]!)) invalid.push(r);

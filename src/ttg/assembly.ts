@@ -176,6 +176,11 @@ export class Assembly {
     return this.pending.values();
   }
 
+  /** How many tasks miss inputs. */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** Drops pending tasks (after a failed run). */
   clearPending(): void {
     for (const t of this.pending.values()) if (this.rt.trackRefs) for (const v of t.args) release(v);

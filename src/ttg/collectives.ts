@@ -2,11 +2,12 @@
  * World collectives for the main program: barrier, allreduce and broadcast, as C++ TTG's
  * `ttg_sum` and `ttg_broadcast`, but non-blocking (the comm thread runs the MPI collectives).
  *
- * Each one starts with an agreement: one allreduce (min) of the call's signature and its negation,
- * so every rank learns whether all called the same collective with the same operation, length,
- * type and root. MPI leaves a mismatch undefined (a hang or garbage); here every rank gets an
- * `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the byte length
- * of a broadcast value, so that any serializable value can be broadcast.
+ * Each one starts with an agreement (agreement.ts): one allreduce of the call's signature, of the
+ * same shape as every other collective-shaped call on the world's communicator (fence waves
+ * included), so every rank learns whether all called the same collective with the same operation,
+ * length, type and root. MPI leaves a mismatch undefined (a hang, garbage, or an abort); here every
+ * rank gets an `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the
+ * byte length of a broadcast value, so that any serializable value can be broadcast.
  */
 import { Errors } from '../base/errors.js';
 import { decode, encode } from '../serialize/codec.js';
@@ -14,57 +15,26 @@ import { copyPartsFrom } from '../serialize/small-parts.js';
 import { calledInTask } from './in-task.js';
 import type { Runtime } from './runtime.js';
 import type { ReduceOp } from './transport.js';
+import { CallKind, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from './agreement.js';
 
 export type { ReduceOp };
 
 /** What `World.allreduce` reduces: a number or a typed array of numbers. */
 export type Reducible = number | Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | Uint8ClampedArray;
 
-const enum Kind { Barrier = 1, Allreduce = 2, Broadcast = 3 }
-const OPS: readonly ReduceOp[] = ['sum', 'min', 'max', 'prod'];
 /** Type codes of reducible values (index + 1; 0 is a number). */
-const TYPES = [Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array, Int8Array, Uint8Array, Uint8ClampedArray] as const;
-/** Signature fields: kind, op, length, type, root (-1: not part of this kind of call; -2: invalid). */
-const FIELDS = 5;
+const TYPES = REDUCIBLE_TYPES;
+const OPS: readonly ReduceOp[] = REDUCE_OPS;
 const INVALID = -2;
-
-type Signature = [kind: number, op: number, length: number, type: number, root: number];
-
-function describe(sig: ArrayLike<number>): string {
-  const [kind, op, length, type, root] = Array.from(sig) as Signature;
-  if (kind === Kind.Barrier) return 'barrier()';
-  if (kind === Kind.Broadcast) return `broadcast(value, ${root === INVALID ? 'an invalid root' : `root ${root}`})`;
-  const what = type === INVALID ? 'a value that is not a number or a typed array' : type === 0 ? 'a number' : `${TYPES[type - 1]!.name} of ${length}`;
-  return `allreduce(${what}, ${op === INVALID ? 'an unknown op' : `'${OPS[op]}'`})`;
-}
 
 /**
  * The agreement round: every rank's call against the others'. Resolves to the root's
- * [header bytes, total bytes] of a broadcast (Infinity otherwise) and whether any rank raised
- * `flag`; rejects on every rank alike when the calls differ.
+ * [header bytes, total bytes] of a broadcast and whether any rank raised `flag`; rejects on every
+ * rank alike when the calls differ.
  */
-async function agree(rt: Runtime, sig: Signature, rootLengths: [number, number] = [Infinity, Infinity], flag = false): Promise<[number, number, boolean]> {
-  const t = rt.transport!;
-  const v = new Float64Array(2 * FIELDS + 3);
-  for (let i = 0; i < FIELDS; i++) {
-    v[i] = sig[i]!;
-    v[FIELDS + i] = -sig[i]!;
-  }
-  v[2 * FIELDS] = rootLengths[0];
-  v[2 * FIELDS + 1] = rootLengths[1];
-  v[2 * FIELDS + 2] = flag ? -1 : 0;
-  const m = await t.reduce(v, 'min');
-  let same = true;
-  for (let i = 0; i < FIELDS; i++) if (m[i] !== -m[FIELDS + i]!) same = false;
-  if (!same) {
-    // Every rank saw the mismatch, so every rank takes this second round: who called what.
-    const all = new Float64Array(rt.size * FIELDS);
-    all.set(sig, rt.rank * FIELDS);
-    const calls = await t.reduce(all, 'sum');
-    const each = Array.from({ length: rt.size }, (_, r) => `rank ${r} called ${describe(calls.subarray(r * FIELDS, (r + 1) * FIELDS))}`);
-    throw Errors.collective(`the ranks of this world called different collectives: ${each.join(', ')}`, rt.rank);
-  }
-  return [m[2 * FIELDS]!, m[2 * FIELDS + 1]!, m[2 * FIELDS + 2]! < 0];
+async function agree(rt: Runtime, sig: CallSignature, rootLengths: [number, number] = [0, 0], flag = false): Promise<[number, number, boolean]> {
+  const p = await rt.transport!.agree(sig, [rootLengths[0], rootLengths[1], flag ? 1 : 0]);
+  return [p[0]!, p[1]!, p[2]! > 0];
 }
 
 /** Throws when a task of `rt`'s world calls a collective: the call would wait for the fence that waits for the task. */
@@ -78,7 +48,7 @@ export function barrier(rt: Runtime): Promise<void> {
   rt.check('World.barrier()');
   refuseInTask(rt, 'World.barrier()');
   return rt.lane.run(async () => {
-    await agree(rt, [Kind.Barrier, -1, -1, -1, -1]);
+    await agree(rt, [CallKind.Barrier, -1, -1, -1, -1]);
   }, 'World.barrier()');
 }
 
@@ -94,7 +64,7 @@ export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp):
   // MPI's min and max may drop a NaN; Math.min and Math.max keep it, and so does this
   const nan = (op === 'min' || op === 'max') && values !== undefined && values.some(Number.isNaN);
   return rt.lane.run(async () => {
-    const [, , anyNaN] = await agree(rt, [Kind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1], undefined, nan);
+    const [, , anyNaN] = await agree(rt, [CallKind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1], undefined, nan);
     if (values === undefined) throw Errors.invalidArgument('World.allreduce(x)', `needs a number or a typed array of numbers, got ${describeValue(x)}`, { rank: rt.rank });
     if (opIndex < 0) throw Errors.invalidArgument('World.allreduce(x, op)', `needs op 'sum', 'min', 'max' or 'prod', got ${String(op)}`, { rank: rt.rank });
     const r = await rt.transport!.reduce(values, op);
@@ -124,7 +94,7 @@ export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
   }
   return rt.lane.run(async () => {
     const lengths: [number, number] | undefined = packed !== undefined ? [packed.headerBytes, packed.bytes.length] : encodeError !== undefined ? [-1, -1] : undefined;
-    const [headerBytes, total] = await agree(rt, [Kind.Broadcast, -1, -1, -1, rootOk ? root : INVALID], lengths);
+    const [headerBytes, total] = await agree(rt, [CallKind.Broadcast, -1, -1, -1, rootOk ? root : INVALID], lengths);
     if (!rootOk) throw Errors.invalidArgument('World.broadcast(x, root)', `needs a rank of this world in [0, ${rt.size}), got ${String(root)}`, { rank: rt.rank });
     if (headerBytes < 0) throw Errors.serialize(`the value broadcast by rank ${root}`, undefined, undefined, undefined, rt.rank, encodeError ?? new Error('it could not be serialized there'));
     const bytes = packed?.bytes ?? new Uint8Array(total);

@@ -94,6 +94,14 @@ export function describeMissing(t: IncompleteTask): string {
   return t.missing.map((m, j) => `#${m} (${t.edges[j]}${t.arrived[j] === '' ? '' : `: ${t.arrived[j]}`})`).join(', ');
 }
 
+/** What {@link collectReport} would count as waiting ({@link waitingIn}), without making the report. */
+export function waitingCount(rt: Runtime): number {
+  let n = rt.parkedMessages().length;
+  for (const a of rt.live) n += a.pendingCount();
+  for (const c of rt.constraints) n += c.heldTasks(rt).length;
+  return n;
+}
+
 /** Tasks and messages a report says are still waiting. */
 export function waitingIn(r: FenceReport): number {
   return r.incomplete.length + r.held.length + r.parked.length;

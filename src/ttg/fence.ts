@@ -2,9 +2,10 @@
  * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
  */
 import { Errors, TtgError } from '../base/errors.js';
-import { clearPending, collectReport, formatReport, waitingIn, type FenceReport } from './fence-report.js';
+import { clearPending, collectReport, formatReport, waitingCount, waitingIn, type FenceReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
-import type { LocalWork, Transport } from './transport.js';
+import type { LocalWork, Quiet, Transport } from './transport.js';
+import { callsDiffered } from './agreement.js';
 import { closeFenceStreams, openFenceStreams } from './fence-streams.js';
 import { fenceProgress, type FenceProgress } from './progress.js';
 import { hangTimeout } from '../base/settings.js';
@@ -34,10 +35,22 @@ export function fenceRuntime(rt: Runtime, options: FenceOptions): Promise<FenceR
 async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceReport> {
   rt.scheduler.execute();
   const transport = rt.transport!;
+  let ended = true;
   try {
     return await closePhase(rt, transport, options);
+  } catch (e) {
+    // ranks that called different collectives: this fence did not take place (on any rank), so
+    // its phase goes on and its work is kept for the next fence
+    if (callsDiffered(e)) {
+      ended = false;
+      rt.fences--;
+    }
+    throw e;
   } finally {
-    transport.endFence();
+    if (ended) {
+      rt.phasesEnded++;
+      transport.endFence();
+    }
   }
 }
 
@@ -49,9 +62,11 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   const tr = rt.scheduler.tracer;
   const t0 = tr?.now() ?? 0;
   rt.fenceSince = performance.now();
+  let quiet: Quiet;
   try {
-    await Promise.race([transport.quiesce(localWork(rt, progress)), dog.hung]);
+    quiet = await Promise.race([transport.quiesce(localWork(rt, progress, options)), dog.hung]);
   } catch (e) {
+    if (callsDiffered(e)) throw e;
     // a hang (or a world that hung before): nothing of this run can complete any more; an error
     // recorded meanwhile (a failed send, a lost message) is likely why, so the hang carries it
     const recorded = rt.scheduler.takeError();
@@ -63,23 +78,27 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
     rt.fenceSince = undefined;
     tr?.fence(rt.fences, t0);
   }
-  const err = rt.scheduler.takeError();
+  const own = rt.scheduler.takeError();
+  const err = quiet.error ?? own;
   if (err !== undefined) {
     clearPending(rt);
     throw err;
   }
   const report = collectReport(rt);
   const waiting = waitingIn(report);
-  if (waiting !== 0 && options.strict === true) {
-    throw Errors.incomplete(report.incomplete.length, formatReport(report, rt.rank, 3), rt.rank);
+  const elsewhere = quiet.waitingByRank?.some((n, r) => n > 0 && r !== rt.rank) === true;
+  if ((waiting !== 0 || elsewhere) && options.strict === true) {
+    throw Errors.incomplete(report.incomplete.length, incompleteText(report, rt.rank, quiet.waitingByRank), rt.rank);
   }
   if (waiting !== 0 && options.quiet !== true) console.warn(formatReport(report, rt.rank));
   return report;
 }
 
 /** This rank's part of the fence: settling its work, the streams that end at the fence, the progress line. */
-function localWork(rt: Runtime, progress: FenceProgress | undefined): LocalWork {
+function localWork(rt: Runtime, progress: FenceProgress | undefined, options: FenceOptions): LocalWork {
   return {
+    waiting: () => waitingCount(rt),
+    strict: options.strict === true,
     done: () => rt.scheduler.completed,
     seen: (worldDone) => progress?.seen(worldDone),
     settle: () => settleLocal(rt),
@@ -100,6 +119,13 @@ async function settleLocal(rt: Runtime): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (s.isIdle()) return;
   }
+}
+
+/** What a strict fence reports: this rank's waiting work, and where else work waits. */
+function incompleteText(report: FenceReport, rank: number, byRank: number[] | undefined): string {
+  const others = (byRank ?? []).map((n, r) => (n > 0 && r !== rank ? `rank ${r}: ${n}` : '')).filter((t) => t !== '');
+  const here = waitingIn(report) === 0 ? `ttg: rank ${rank}: nothing waits here` : formatReport(report, rank, 3);
+  return others.length === 0 ? here : `${here}\n  tasks, held tasks or TTs with parked messages wait on other ranks (${others.join(', ')}): see their reports`;
 }
 
 /** `e`, now with `cause` as its cause (as `new Error(message, { cause })` would have set it). */

@@ -1,16 +1,31 @@
 /**
- * Collectives, fences and splits of a world called from one of its own tasks: each would wait for
- * the world's fence, which waits for that task, so they are refused at once. A task is known for
- * the synchronous part of a body (the scheduler's `inBody`) and, after awaits, through the task
+ * Collectives, fences and splits called from a task: each would wait for every rank of its world
+ * to call it from the main program, and a task's own world's fence waits for that task, so they are
+ * refused at once. A task of another world (a split world's task calling its parent's collective,
+ * or the reverse) is refused too: its ranks would reach the call in task order, not program order,
+ * and meet the other ranks' fences and collectives in any order. A task is known for the
+ * synchronous part of a body (each scheduler's `inBody`) and, after awaits, through the task
  * context, which goes on for async bodies whose text names a collective (device/task-context.ts).
  */
 import { Errors, type TtgError } from '../base/errors.js';
-import type { Runtime } from './runtime.js';
+import { defaultRuntime, type Runtime } from './runtime.js';
+import type { Task } from './task.js';
 
-/** The error for `what` called from a task of `rt`'s world, or undefined when no such task is running. */
-export function calledInTask(rt: Runtime, what: string): TtgError | undefined {
+/** The task running now, of any world of this process, if any. */
+function runningTask(rt: Runtime): Task | undefined {
   const t = rt.scheduler.inBody ?? rt.device?.taskContext?.current();
-  if (t === undefined || t.tt.rt !== rt) return undefined;
-  return Errors.invalidArgument(what, 'was called from a task body of its own world; it would wait for the world\'s fence, which waits for that task to end ' +
-    '(call it from the main program between fences; inside a graph, reduce with make_allreduce)', { tt: t.tt.name, key: t.key, rank: rt.rank });
+  if (t !== undefined) return t;
+  for (const w of defaultRuntime().worlds()) if (w.scheduler.inBody !== undefined) return w.scheduler.inBody;
+  return undefined;
+}
+
+/** The error for `what` (a call of `rt`'s world) made from a task, or undefined when no task is running. */
+export function calledInTask(rt: Runtime, what: string): TtgError | undefined {
+  const t = runningTask(rt);
+  if (t === undefined) return undefined;
+  const why = t.tt.rt === rt
+    ? 'was called from a task body of its own world; it would wait for the world\'s fence, which waits for that task to end'
+    : 'was called from a task body of another world; the ranks would reach it in task order, not in the order of the world\'s fences and collectives';
+  return Errors.invalidArgument(what, `${why} (call it from the main program between fences; inside a graph, reduce with make_allreduce)`,
+    { tt: t.tt.name, key: t.key, rank: rt.rank });
 }

@@ -42,6 +42,11 @@ export class Runtime {
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
   fences = 0;
+  /**
+   * Phases ended on this rank: a fence's turn raises it where its phase ends (fence.ts, next to
+   * `transport.endFence()`), before the fence's promise settles. Collectors show what arrived before.
+   */
+  phasesEnded = 0;
   /** Told the first error of each run raised on this rank (the live dashboard); split worlds inherit it. */
   watchErrors: ((err: TtgError) => void) | undefined = undefined;
   /** When the fence in progress started (`performance.now()`), else undefined. */

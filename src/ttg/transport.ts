@@ -4,6 +4,7 @@
  */
 
 import type { TtgError } from '../base/errors.js';
+import type { CallSignature } from './agreement.js';
 import type { Target, WireMessage } from './wire.js';
 
 /** Element-wise reductions of world collectives. */
@@ -52,6 +53,22 @@ export interface LocalWork {
   done(): number;
   /** A termination wave summed the world's finished tasks (for the progress line). */
   seen(worldDone: number): void;
+  /** Tasks missing inputs, tasks held by constraints and TTs with parked messages on this rank (what a fence reports). */
+  waiting(): number;
+  /** Whether this rank's fence is strict (rejects when anything waits, on any rank). */
+  readonly strict: boolean;
+}
+
+/** What the ranks of a world agree on when it has gone quiet. */
+export interface Quiet {
+  /**
+   * The phase's error, the same on every rank: the first error of the least rank that raised
+   * one, the others in its `errors`; undefined when none was raised (or in a world of one rank,
+   * where the scheduler's own first error is the one).
+   */
+  error: TtgError | undefined;
+  /** What waits on each rank, when some rank's fence is strict and something waits somewhere. */
+  waitingByRank: number[] | undefined;
 }
 
 /** Moves work between ranks and decides global quiescence. */
@@ -85,7 +102,7 @@ export interface Transport {
    * fence is open anywhere: when the world is quiet but such streams are open, every rank closes
    * its own and the waves go on (their tasks may send more).
    */
-  quiesce(local: LocalWork): Promise<void>;
+  quiesce(local: LocalWork): Promise<Quiet>;
   /**
    * The fence has ended on this rank, whichever way (its report is taken, or it rejected): enter
    * the next phase and deliver the messages of that phase which other ranks, out of the fence
@@ -100,8 +117,14 @@ export interface Transport {
   /** Releases the transport (e.g. `MPI_Finalize`). Idempotent. */
   finalize(): Promise<void>;
   /**
+   * Collective over this world: agrees that every rank made the call `sig` and sums `payload` (at
+   * most agreement.ts's PAYLOAD_LENGTH values) over the ranks; rejects with `E_COLLECTIVE` naming
+   * each rank's call, on every rank, when they differ.
+   */
+  agree(sig: CallSignature, payload?: ArrayLike<number>): Promise<Float64Array>;
+  /**
    * Collective over this world: `values` reduced element-wise with `op` over its ranks. Every
-   * rank passes the same op and length (src/ttg/collectives.ts checks that first).
+   * rank passes the same op and length (after an {@link agree} that says so).
    */
   reduce(values: Float64Array, op: ReduceOp): Promise<Float64Array>;
   /** Collective over this world: rank `root`'s `bytes` into every rank's `bytes` (all of one length). */
