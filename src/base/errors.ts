@@ -52,6 +52,11 @@ export class TtgError extends Error {
   readonly rank: number | undefined;
   /** The message without code and location (what other ranks are told). */
   readonly detail: string;
+  /**
+   * On the error a failed fence rejects with under MPI: the first error each rank raised in that
+   * phase, by rank (the one the fence rejects with comes first).
+   */
+  declare readonly errors?: readonly TtgError[];
 
   constructor(code: TtgErrorCode, message: string, ctx: TtgErrorContext = {}) {
     super(`${code}: ${message}${where(ctx)}`, ctx.cause === undefined ? undefined : { cause: ctx.cause });

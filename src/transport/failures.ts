@@ -4,7 +4,6 @@ import { encode } from '../serialize/codec.js';
 import { Wire, type WireMessage } from '../ttg/wire.js';
 import { causeFromTravel, causeToTravel, type TravellingCause } from './error-cause.js';
 
-
 // ES2024's String.prototype.toWellFormed (Node 20 has it; this TypeScript lib is ES2023)
 const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
 
