@@ -8,6 +8,12 @@
  *
  * A collected value is held (copy-on-write) until `clear()`, so a task that consumes the same
  * object gets its own copy meanwhile.
+ *
+ * Reads show the phases this rank has fenced: a value is tagged with the number of this world's
+ * phases that had ended here when it arrived (`Runtime.phasesEnded`, raised by fence.ts where a
+ * fence's phase ends), and stays aside until that number has grown. Values of the running phase
+ * (this rank's own new work, or other ranks already past the fence) so never mix into what the
+ * program reads, clears or iterates between two fences.
  */
 import { describeKey, Errors } from '../base/errors.js';
 import { release, retain } from './cow.js';
@@ -31,13 +37,17 @@ export interface CollectorOptions<K> {
   world?: World;
 }
 
-/** What a collector holds on this rank; read it after a fence. */
+/**
+ * What a collector holds on this rank; read it after a fence. It shows the values of the phases
+ * this rank has fenced (ended by `await fence()` or `finalize()`, also a fence that rejected);
+ * values of the phase running now are kept aside until this rank's next fence of the world ends.
+ */
 export interface Collected<K, V> extends Iterable<[K, V]> {
-  /** The value collected for `key`: the last one when several came; undefined if none came yet. E_INVALID_ARGUMENT when `key` is collected on another rank. */
+  /** The value collected for `key` in the fenced phases: the last one when several came; undefined if none came. E_INVALID_ARGUMENT when `key` is collected on another rank. */
   get(key: K): V | undefined;
-  /** Whether a value for `key` is held here. */
+  /** Whether a value for `key` is held here (in the fenced phases). */
   has(key: K): boolean;
-  /** How many keys are held here. */
+  /** How many keys are held here (in the fenced phases). */
   readonly size: number;
   /** The keys held here, in arrival order. */
   keys(): K[];
@@ -45,7 +55,7 @@ export interface Collected<K, V> extends Iterable<[K, V]> {
   values(): V[];
   /** `[key, value]` pairs held here, in arrival order of their keys. */
   entries(): Array<[K, V]>;
-  /** Forgets what is held (for the next phase). */
+  /** Forgets what the fenced phases brought (values of the running phase stay aside for its fence). */
   clear(): void;
 }
 
@@ -68,9 +78,17 @@ export function make_collector<K, V>(edge: Edge<K, V>, options: CollectorOptions
   }
   const held = new KeyMap<[K, V]>();
   const order: Array<[K, V]> = [];
+  /** Values of phases not fenced here yet, in arrival order, each with the phase it came in; from `asideFrom` on. */
+  const aside: Array<[K, V, number] | undefined> = [];
+  let asideFrom = 0;
+  let warned = false;
   const keep = (k: K, v: V): void => {
-    const had = held.get(k);
     retain(v);
+    aside.push([k, v, tt.rt.phasesEnded]);
+  };
+  /** `v` (retained) becomes what `k` shows. */
+  const show = (k: K, v: V): void => {
+    const had = held.get(k);
     if (had !== undefined) {
       release(had[1]);
       had[1] = v;
@@ -102,6 +120,34 @@ export function make_collector<K, V>(edge: Edge<K, V>, options: CollectorOptions
       where = (k) => (tt as TTImpl).ownerOf(k);
     }
   }
+  /**
+   * Shows the values of the phases that have ended here since; hints once when the read comes
+   * while this world's phase is running here with values (or tasks) not shown yet.
+   */
+  const settle = (): void => {
+    const rt = tt.rt;
+    const ended = rt.phasesEnded;
+    while (asideFrom < aside.length && aside[asideFrom]![2] < ended) {
+      const [k, v] = aside[asideFrom]!;
+      aside[asideFrom++] = undefined;
+      show(k, v);
+    }
+    if (asideFrom === aside.length) {
+      aside.length = 0;
+      asideFrom = 0;
+    } else if (asideFrom > 1024 && 2 * asideFrom > aside.length) {
+      aside.splice(0, asideFrom);
+      asideFrom = 0;
+    }
+    if (warned || (aside.length === 0 && rt.scheduler.pending === 0)) return;
+    warned = true;
+    const n = aside.length - asideFrom;
+    const why = [n === 0 ? '' : `${n} value${n === 1 ? '' : 's'} of it kept aside`, rt.scheduler.pending === 0 ? '' : 'tasks queued or running here'];
+    const fence = rt.id === 0 ? '`await ttg.fence()`' : '`await world.fence()` of its world';
+    console.warn(`ttg: collector '${name}' read on rank ${rt.rank} while its world's phase is running (${why.filter((w) => w !== '').join('; ')}): ` +
+      `a read shows the values of the phases this rank has fenced; those of the running phase appear after its next ${fence} ` +
+      '(or ttg.finalize()). Printed once per collector.');
+  };
   const here = (k: K, what: string): void => {
     const r = where(k);
     if (r !== tt.rt.rank) throw Errors.invalidArgument(`collector '${name}'.${what}`, `key ${describeKey(k)} is collected on rank ${r}, not here`, { tt: name, key: k, rank: tt.rt.rank });
@@ -109,23 +155,39 @@ export function make_collector<K, V>(edge: Edge<K, V>, options: CollectorOptions
   const view: Collected<K, V> = {
     get(key) {
       here(key, 'get(key)');
+      settle();
       return held.get(key)?.[1];
     },
     has(key) {
+      settle();
       return held.get(key) !== undefined;
     },
     get size() {
+      settle();
       return held.size;
     },
-    keys: () => order.map(([k]) => k),
-    values: () => order.map(([, v]) => v),
-    entries: () => order.map(([k, v]): [K, V] => [k, v]),
+    keys: () => {
+      settle();
+      return order.map(([k]) => k);
+    },
+    values: () => {
+      settle();
+      return order.map(([, v]) => v);
+    },
+    entries: () => {
+      settle();
+      return order.map(([k, v]): [K, V] => [k, v]);
+    },
     clear() {
+      settle();
       for (const [, v] of order) release(v);
       held.clear();
       order.length = 0;
     },
-    [Symbol.iterator]: () => order.map(([k, v]): [K, V] => [k, v])[Symbol.iterator](),
+    [Symbol.iterator]: () => {
+      settle();
+      return order.map(([k, v]): [K, V] => [k, v])[Symbol.iterator]();
+    },
   };
   Object.defineProperties(tt, Object.getOwnPropertyDescriptors(view));
   return tt as Collector<K, V>;

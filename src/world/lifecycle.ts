@@ -13,10 +13,12 @@ import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequ
 import { startDashboard, type Dashboard } from './dashboard.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import type { FenceOptions } from '../ttg/fence.js';
-import type { FenceReport } from '../ttg/fence-report.js';
+import { fenceRuntime, type FenceOptions } from '../ttg/fence.js';
+import { calledInTask } from '../ttg/in-task.js';
+import { callsDiffered } from '../ttg/agreement.js';
+import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
-import { defaultRuntime } from '../ttg/runtime.js';
+import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
 import { World } from '../ttg/world.js';
 import { mergedEvents, startTracing, stopTracing, tracer, writeTrace, type TraceEvent } from '../ttg/trace.js';
 import { renderReport } from '../ttg/report.js';
@@ -35,6 +37,10 @@ export interface InitializeOptions {
 let world: World | undefined;
 /** The live dashboard, when TTG_DASHBOARD asked for one. */
 let dashboard: Dashboard | undefined;
+/** The MPI endpoint under mpirun: its `broken` says a world of this process gave up on a hang. */
+let endpoint: MpiEndpoint | undefined;
+/** The finalize in progress (a second call waits for the same one). */
+let finishing: Promise<void> | undefined;
 
 /**
  * Joins the world: under `mpirun` all ranks, otherwise a world of one rank. Call once per process;
@@ -77,7 +83,8 @@ function chooseTransport(): Transport {
     const why = native === null ? `the native addon did not load (${nativeLoadError() ?? 'unknown'})` : 'the native addon was built without MPI';
     throw Errors.transport(`launched by mpirun with ${n > 0 ? n : 'several'} ranks, but ${why}: run scripts/install-system-packages.sh, then npm run build:native`, 0);
   }
-  return new MpiTransport(new MpiEndpoint(native));
+  endpoint = new MpiEndpoint(native);
+  return new MpiTransport(endpoint);
 }
 
 /** The default world, or a `TtgError` naming `what` needed it. */
@@ -106,12 +113,51 @@ export function fence(options: FenceOptions = {}): Promise<FenceReport> {
   }
 }
 
-/** Leaves the world (finalizes MPI when running under it). Idempotent. */
-export async function finalize(): Promise<void> {
+/**
+ * Leaves the world: first the work of every world still runs to its end (a fence of each world of
+ * this rank, the default one first, then the split ones; so a program that forgot its last fence
+ * loses nothing), then MPI ends (when running under it). Collective, like a fence. When such a
+ * fence rejects (a task failed), MPI still ends properly and finalize then rejects with that
+ * error, so the program chooses its exit code. Idempotent.
+ */
+export function finalize(): Promise<void> {
   const rt = defaultRuntime();
   if (rt.finalized || world === undefined) {
     rt.finalized = true;
-    return;
+    return Promise.resolve();
+  }
+  // from a task it would wait for the fence that waits for that task: refused, nothing ends
+  for (const w of rt.worlds()) {
+    const inTask = calledInTask(w, 'finalize()');
+    if (inTask !== undefined) return Promise.reject(inTask);
+  }
+  return (finishing ??= finish(rt));
+}
+
+/** The fences of every world, then the end of the devices, the trace and the transport. */
+async function finish(rt: Runtime): Promise<void> {
+  // Like C++ TTG's finalize (parsec_context_wait), pending work ends before the devices close and
+  // the trace is gathered. Every rank fences every one of its worlds whatever happened, so that the
+  // ranks make the same collective calls; a fence queues behind one the program has not awaited.
+  let failure: unknown;
+  for (const w of [...rt.worlds()]) {
+    // a world gave up on a hang: a wave of it may be pending, and the job ends with an abort anyway
+    if (endpoint?.broken !== undefined) break;
+    if (w.finalized || w.transport === undefined) continue;
+    const before = w.phasesEnded === 0 ? -1 : w.scheduler.completed;
+    for (;;) {
+      try {
+        const report = await fenceRuntime(w, { quiet: true });
+        // the tasks still waiting were reported by the program's last fence, unless work ran since
+        if (waitingIn(report) !== 0 && w.scheduler.completed !== before) console.warn(formatReport(report, w.rank));
+      } catch (e) {
+        // another rank still made another collective call (it got E_COLLECTIVE): this fence did not
+        // take place anywhere, and finalize waits on for that rank's fence, as the transport's does
+        if (callsDiffered(e)) continue;
+        failure ??= e;
+      }
+      break;
+    }
   }
   // the dashboard's last summary still sees the devices
   await dashboard?.stop();
@@ -130,4 +176,6 @@ export async function finalize(): Promise<void> {
   rt.finalized = true;
   rt.finalizeSplits();
   world = undefined;
+  finishing = undefined;
+  if (failure !== undefined) throw failure;
 }

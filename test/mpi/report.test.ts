@@ -51,9 +51,9 @@ describe('the HTML report (TTG_REPORT)', function () {
       expect(Number(slowest[0]![3])).to.be.at.least(30);
       expect(html).to.match(/<svg[^>]*>[\s\S]*<rect[\s\S]*<\/svg>/);
       if (np === 2) expect(rows(html, 'Messages between ranks').map((r) => r[0]).sort()).to.include('0 → 1');
-      // every rank's two fences, in order; the planted error with its rank, TT, key and message
+      // every rank's two fences and finalize's, in order; the planted error with its rank, TT, key and message
       const fences = rows(html, 'Fences');
-      expect(fences.map((r) => `${r[0]} ${r[1]}`).sort()).to.deep.equal([...Array(np).keys()].flatMap((r) => [`${r} fence 1`, `${r} fence 2`]));
+      expect(fences.map((r) => `${r[0]} ${r[1]}`).sort()).to.deep.equal([...Array(np).keys()].flatMap((r) => [`${r} fence 1`, `${r} fence 2`, `${r} fence 3`]));
       expect(fences.every((r) => Number(r[3]) >= 0)).to.equal(true);
       const errors = rows(html, 'Errors');
       expect(errors).to.have.length(1);
