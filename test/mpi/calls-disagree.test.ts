@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { rankResults } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/calls-disagree.js', import.meta.url));
+const TCP = { OMPI_MCA_btl: 'self,tcp' };
 
 interface Outcome {
   code: string;
@@ -32,33 +33,34 @@ const plain = (m: string): string => m.replace(/ \[announced by rank \d+\]/g, ''
 describe('calls that disagree and errors that meet, under mpirun', function () {
   this.timeout(240_000);
 
-  for (const np of [2, 3]) {
-    for (const mode of ['mismatch', 'in-task']) {
-      it(`${mode}: E_COLLECTIVE on every rank naming each call, the fence's work kept for the next fence, later phases intact, at ${np} ranks`, () => {
-        for (const r of rankResults<Result>(np, SCRIPT, [mode], 180_000)) {
-          const at = `rank ${r.rank}`;
-          expect(r['first'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ["allreduce(a number, 'sum')", 'fence()', 'barrier()']) });
-          expect(r['second'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ['broadcast(value, root 0)', 'split()', 'fence()']) });
-          expect(r['third'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ['fence()', "allreduce(Float64Array of 2, 'sum')", "allreduce(a number, 'max')"]) });
-          expect(r['fourth'], at).to.deep.equal({
-            code: 'E_COLLECTIVE',
-            message: named(np, ["allreduce(Float64Array of 1, 'sum')", "allreduce(Float64Array of 2, 'sum')", "allreduce(Float64Array of 2, 'sum')"]),
-          });
-          // the work in flight during each mismatch arrived by the next fence, all of it
-          expect(r['after'], at).to.deep.equal(['ok', r.rank === 0 ? PHASE_SUM : -1]);
-          expect(r['after2'], at).to.deep.equal(['ok', r.rank === 0 ? PHASE_SUM : -1]);
-          expect(r['after3'], at).to.equal(r.rank === 0 ? 3 * PHASE_SUM : -1);
-          expect(r['sum'], at).to.equal((np * (np + 1)) / 2);
-          expect(r['sub'], at).to.equal(np);
-          if (mode === 'in-task') {
-            expect(r['refused'], at).to.deep.equal(['E_INVALID_ARGUMENT']);
-            // a split world's task calling its parent's collective, and the reverse
-            expect(r['inSub'], at).to.deep.equal(['E_INVALID_ARGUMENT', 'E_INVALID_ARGUMENT']);
-          }
+  const cases: Array<[number, string, string]> = [[2, 'mismatch', 'shm'], [2, 'in-task', 'shm'], [3, 'mismatch', 'shm'], [3, 'in-task', 'shm'], [3, 'mismatch', 'tcp']];
+  for (const [np, mode, btl] of cases) {
+    it(`${mode}: E_COLLECTIVE on every rank naming each call, the fence's work kept for the next fence, later phases intact, at ${np} ranks over ${btl}`, () => {
+      for (const r of rankResults<Result>(np, SCRIPT, [mode], 180_000, btl === 'tcp' ? TCP : {})) {
+        const at = `rank ${r.rank}`;
+        expect(r['first'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ["allreduce(a number, 'sum')", 'fence()', 'barrier()']) });
+        expect(r['second'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ['broadcast(value, root 0)', 'split()', 'fence()']) });
+        expect(r['third'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ['fence()', "allreduce(Float64Array of 2, 'sum')", "allreduce(a number, 'max')"]) });
+        expect(r['fourth'], at).to.deep.equal({
+          code: 'E_COLLECTIVE',
+          message: named(np, ["allreduce(Float64Array of 1, 'sum')", "allreduce(Float64Array of 2, 'sum')", "allreduce(Float64Array of 2, 'sum')"]),
+        });
+        // the work in flight during each mismatch arrived by the next fence, all of it
+        expect(r['after'], at).to.deep.equal(['ok', r.rank === 0 ? PHASE_SUM : -1]);
+        expect(r['after2'], at).to.deep.equal(['ok', r.rank === 0 ? PHASE_SUM : -1]);
+        expect(r['after3'], at).to.equal(r.rank === 0 ? 3 * PHASE_SUM : -1);
+        expect(r['sum'], at).to.equal((np * (np + 1)) / 2);
+        expect(r['sub'], at).to.equal(np);
+        if (mode === 'in-task') {
+          expect(r['refused'], at).to.deep.equal(['E_INVALID_ARGUMENT']);
+          // a split world's task calling its parent's collective, and the reverse
+          expect(r['inSub'], at).to.deep.equal(['E_INVALID_ARGUMENT', 'E_INVALID_ARGUMENT']);
         }
-      });
-    }
+      }
+    });
+  }
 
+  for (const np of [2, 3]) {
     it(`errors on several ranks in one phase: one error (the least rank's that raised one) on every rank, each rank's in err.errors, at ${np} ranks`, () => {
       const rs = rankResults<Result>(np, SCRIPT, ['first-error'], 120_000);
       const phases = rs.map((r) => r['outcomes'] as Outcome[]);
