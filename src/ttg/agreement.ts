@@ -36,30 +36,28 @@ export const AGREEMENT_MAX_RANKS = 2 ** (26 - FIELD_BITS);
 export const REDUCE_OPS = ['sum', 'min', 'max', 'prod'] as const;
 export const REDUCIBLE_TYPES = [Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array, Int8Array, Uint8Array, Uint8ClampedArray] as const;
 
-/** `v` (an integer >= -2) as `n` fields of {@link FIELD_BITS} bits. */
-function chunks(v: number, n: number, into: number[]): void {
-  let x = Math.max(0, v + 2);
-  for (let i = 0; i < n; i++) {
-    into.push(x % FIELD);
-    x = Math.floor(x / FIELD);
-  }
+/** Puts field `i` (an integer of at most {@link FIELD_BITS} bits) and its square into `v`. */
+function put(v: Float64Array, i: number, f: number): void {
+  v[2 * i] = f;
+  v[2 * i + 1] = f * f;
 }
 
-function fields(sig: CallSignature): number[] {
-  const [kind, op, length, type, root] = sig;
-  const out = [kind * 256 + (op + 2) * 16 + (type + 2)];
-  chunks(root, 2, out);
-  chunks(length, 5, out);
-  return out;
+/** Puts `x` (an integer >= -2) into `v` as `n` fields from field `i` on. */
+function putChunks(v: Float64Array, i: number, x: number, n: number): void {
+  let rest = Math.max(0, x + 2);
+  for (let j = 0; j < n; j++) {
+    put(v, i + j, rest % FIELD);
+    rest = Math.floor(rest / FIELD);
+  }
 }
 
 /** The agreement vector of this rank's call `sig`, carrying `payload` (at most {@link PAYLOAD_LENGTH} values). */
 export function agreementVector(sig: CallSignature, payload: ArrayLike<number> = []): Float64Array {
   const v = new Float64Array(AGREEMENT_LENGTH);
-  fields(sig).forEach((f, i) => {
-    v[2 * i] = f;
-    v[2 * i + 1] = f * f;
-  });
+  const [kind, op, length, type, root] = sig;
+  put(v, 0, kind * 256 + (op + 2) * 16 + (type + 2));
+  putChunks(v, 1, root, 2);
+  putChunks(v, 3, length, 5);
   for (let i = 0; i < payload.length; i++) v[2 * SIGNATURE_FIELDS + i] = payload[i]!;
   return v;
 }

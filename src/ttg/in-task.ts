@@ -13,10 +13,7 @@ import type { Task } from './task.js';
 
 /** The task running now, of any world of this process, if any. */
 function runningTask(rt: Runtime): Task | undefined {
-  const t = rt.scheduler.inBody ?? rt.device?.taskContext?.current();
-  if (t !== undefined) return t;
-  for (const w of defaultRuntime().worlds()) if (w.scheduler.inBody !== undefined) return w.scheduler.inBody;
-  return undefined;
+  return rt.scheduler.inBody ?? rt.device?.taskContext?.current() ?? defaultRuntime().bodyRunning();
 }
 
 /** The error for `what` (a call of `rt`'s world) made from a task, or undefined when no task is running. */

@@ -95,6 +95,17 @@ export class Runtime {
     for (const sub of this.splits) yield* sub.worlds();
   }
 
+  /** The task whose body runs now (synchronously) in this world or a world split off it, if any. */
+  bodyRunning(): Task | undefined {
+    const t = this.scheduler.inBody;
+    if (t !== undefined) return t;
+    for (let i = 0; i < this.splits.length; i++) {
+      const s = this.splits[i]!.bodyRunning();
+      if (s !== undefined) return s;
+    }
+    return undefined;
+  }
+
   /** Splits this world (collective): the runtime of this rank's new world, or undefined. */
   async split(color: number, key: number): Promise<Runtime | undefined> {
     const transport = await this.transport!.split(color, key);
