@@ -113,13 +113,22 @@ export async function agree(sum: SumAll, rank: number, size: number, sig: CallSi
 function mismatch(calls: Float64Array, n: number, size: number, rank: number): TtgError {
   const each = Array.from({ length: size }, (_, r) => `rank ${r} called ${describeCall(calls.subarray(r * n, (r + 1) * n))}`);
   const e = Errors.collective(`the ranks of this world called different collectives: ${each.join(', ')}`, rank);
-  Object.defineProperty(e, CALLS_DIFFERED, { value: true });
+  Object.defineProperty(e, KINDS, { value: Array.from({ length: size }, (_, r) => calls[r * n]!) });
   return e;
 }
 
-const CALLS_DIFFERED = Symbol('callsDiffered');
+/** On the error of calls that differed: the kind of call each rank made. */
+const KINDS = Symbol('kinds');
+
+const kindsOf = (e: unknown): CallKind[] | undefined =>
+  (typeof e === 'object' && e !== null ? (e as Record<symbol, CallKind[] | undefined>)[KINDS] : undefined);
 
 /** Whether `e` is the error of calls that differed (none of them took place). */
 export function callsDiffered(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[CALLS_DIFFERED] === true;
+  return kindsOf(e) !== undefined;
+}
+
+/** Whether `e` is the error of calls that differed, one of them a call of `kind` by some rank. */
+export function someRankCalled(e: unknown, kind: CallKind): boolean {
+  return kindsOf(e)?.includes(kind) === true;
 }

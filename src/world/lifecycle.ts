@@ -15,7 +15,7 @@ import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import { fenceRuntime, type FenceOptions } from '../ttg/fence.js';
 import { calledInTask } from '../ttg/in-task.js';
-import { callsDiffered } from '../ttg/agreement.js';
+import { CallKind, callsDiffered, someRankCalled } from '../ttg/agreement.js';
 import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
@@ -140,7 +140,7 @@ async function finish(rt: Runtime): Promise<void> {
   // the trace is gathered. Every rank fences every one of its worlds whatever happened, so that the
   // ranks make the same collective calls; a fence queues behind one the program has not awaited.
   let failure: unknown;
-  for (const w of [...rt.worlds()]) {
+  worlds: for (const w of [...rt.worlds()]) {
     // a world gave up on a hang: a wave of it may be pending, and the job ends with an abort anyway
     if (endpoint?.broken !== undefined) break;
     if (w.finalized || w.transport === undefined) continue;
@@ -151,8 +151,10 @@ async function finish(rt: Runtime): Promise<void> {
         // the tasks still waiting were reported by the program's last fence, unless work ran since
         if (waitingIn(report) !== 0 && w.scheduler.completed !== before) console.warn(formatReport(report, w.rank));
       } catch (e) {
-        // another rank still made another collective call (it got E_COLLECTIVE): this fence did not
-        // take place anywhere, and finalize waits on for that rank's fence, as the transport's does
+        // another rank made another collective call (it got E_COLLECTIVE): this fence did not take
+        // place anywhere, and finalize fences again for that rank's next call; but a rank already
+        // in the transport's finalize fenced no more than its program did, so no fence would meet it
+        if (someRankCalled(e, CallKind.Finalize)) break worlds;
         if (callsDiffered(e)) continue;
         failure ??= e;
       }

@@ -56,6 +56,12 @@ describe('finalize() with work the program did not fence', function () {
         }
       });
 
+      for (const who of ['first', 'others']) {
+        it(`${who === 'first' ? 'rank 0 fences' : 'the ranks but 0 fence'} once more than the rest before finalize: every rank ends, every value arrives`, () => {
+          for (const r of rankResults<Result>(np, SCRIPT, ['extra-fence', who], 60_000)) expect(r).to.deep.equal({ rank: r.rank, count: KEYS, wrong: 0 });
+        });
+      }
+
       it('a task throws in the unfenced work: finalize rejects with E_TASK_FAILED on every rank, MPI ends properly, the program exits 0', () => {
         const run = mpirun(np, SCRIPT, ['throws']);
         expect(run.status, run.output).to.equal(0);

@@ -12,6 +12,9 @@
  *                the program catches it and ends with exit code 0 (MPI ended properly, no abort).
  *   mismatch:    as `forgot all`, but the last rank first awaits `world.allreduce(1)` while the others
  *                are in finalize: it gets E_COLLECTIVE, the others' finalize waits for its fence.
+ *   extra-fence first|others: as `forgot all`, but rank 0 (or every other rank) awaits one fence more
+ *                than the rest before finalize: a finalize's fence meets another rank's finalize, and
+ *                every rank ends (no rank fences forever), every value arrived.
  *   split:       the default world and a split world (two halves at 3 ranks: {0, 1}, {2}; one at 2)
  *                each run 1,000 keys into a collector of their own; no fence of either world.
  *
@@ -85,6 +88,14 @@ if (mode === 'forgot') {
       out['allreduce'] = (e as ttg.TtgError).code;
     }
   }
+  await ttg.finalize();
+  Object.assign(out, shown(g.col));
+} else if (mode === 'extra-fence') {
+  const g = graph(world, 'all', 'd');
+  g.invoke();
+  // `first`: rank 0 fences once more than the others (its finalize's fence meets their finalize);
+  // `others`: every rank but 0 does
+  if ((rank === 0) === (onArg === 'first')) await ttg.fence();
   await ttg.finalize();
   Object.assign(out, shown(g.col));
 } else if (mode === 'split') {
