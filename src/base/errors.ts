@@ -53,8 +53,8 @@ export class TtgError extends Error {
   /** The message without code and location (what other ranks are told). */
   readonly detail: string;
   /**
-   * On the error a failed fence rejects with under MPI: the first error each rank raised in that
-   * phase, by rank (the one the fence rejects with comes first).
+   * On the error a failed fence rejects with: the first error each rank raised in that phase, by
+   * rank (the one the fence rejects with comes first); in one process, that error alone.
    */
   declare readonly errors?: readonly TtgError[];
 
@@ -108,7 +108,17 @@ function where(ctx: TtgErrorContext): string {
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
-function causeText(cause: unknown): string {
+/** `e instanceof TtgError`; false for a value whose prototype cannot be read (a Proxy that traps it). */
+export function isTtgError(e: unknown): e is TtgError {
+  try {
+    return e instanceof TtgError;
+  } catch {
+    return false;
+  }
+}
+
+/** What a thrown value says: its message, or itself as text; never throws. */
+export function causeText(cause: unknown): string {
   // a thrown value may be a Proxy, an Error whose message is a Symbol or whose toString throws
   try {
     return String(cause instanceof Error ? cause.message : cause);
@@ -195,7 +205,7 @@ export const Errors = {
   },
   /** `e`, thrown while handling a message, as the error of the run. */
   handling(e: unknown, rank: number): TtgError {
-    return e instanceof TtgError ? e : Errors.transport(`handling a message failed: ${String(e)}`, rank, e);
+    return isTtgError(e) ? e : Errors.transport(`handling a message failed: ${causeText(e)}`, rank, e);
   },
   transport(detail: string, rank: number, cause?: unknown): TtgError {
     return new TtgError('E_TRANSPORT', detail, { rank, cause });

@@ -8,7 +8,7 @@
 import { writeSync } from 'node:fs';
 import { inspect } from 'node:util';
 
-import { TtgError } from '../base/errors.js';
+import { isTtgError } from '../base/errors.js';
 
 /**
  * How long a failing rank waits between printing its error and aborting. The abort kills every
@@ -50,12 +50,12 @@ export function abortJobOnFailedExit(job: JobExit): void {
 
 /**
  * The report of an uncaught error, ending with a newline: `ttg rank R: ` then, for a
- * {@link TtgError}, its message (code, TT, key, rank) and the error that caused it; for anything
+ * `TtgError`, its message (code, TT, key, rank) and the error that caused it; for anything
  * else, what Node would show (the stack of an Error).
  */
 export function formatFatal(error: unknown, rank: number): string {
   const head = `ttg rank ${rank}: `;
-  if (!(error instanceof TtgError)) return `${head}${inspect(error)}\n`;
+  if (!isTtgError(error)) return `${head}${inspect(error)}\n`;
   if (error.cause === undefined) return `${head}${error.message}\n`;
   return `${head}${error.message}\n  caused by: ${inspect(error.cause).replaceAll('\n', '\n  ')}\n`;
 }

@@ -4,7 +4,7 @@
  * when it ends, what it held is released. The TT itself only describes the task and its wiring.
  */
 import { checkKey, KeyShapeError } from '../serialize/key-codec.js';
-import { Errors, TtgError } from '../base/errors.js';
+import { causeText, Errors, TtgError } from '../base/errors.js';
 import type { DevicePort } from './device-port.js';
 import { copyValue, holderCount, release, retain } from './cow.js';
 import { KeyMap } from './key-map.js';
@@ -89,7 +89,7 @@ export class Assembly {
       try {
         r = term.reducer(acc, value);
       } catch (e) {
-        throw new TtgError('E_TASK_FAILED', `reducer of input ${idx} threw: ${e instanceof Error ? e.message : String(e)}`, {
+        throw new TtgError('E_TASK_FAILED', `reducer of input ${idx} threw: ${causeText(e)}`, {
           tt: this.tt.name, terminal: idx, key, rank: this.rt.rank, cause: e,
         });
       }
@@ -272,7 +272,7 @@ export class Assembly {
     try {
       checkKey(key);
     } catch (e) {
-      throw Errors.badKey(this.tt.name, key, e instanceof Error ? e.message : String(e), this.rt.rank, idx);
+      throw Errors.badKey(this.tt.name, key, causeText(e), this.rt.rank, idx);
     }
   }
 }

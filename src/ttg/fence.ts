@@ -82,6 +82,8 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
   const err = quiet.error ?? own;
   if (err !== undefined) {
     clearPending(rt);
+    // one rank, or a transport that does not gather them: the phase's one error
+    if (err.errors === undefined) Object.defineProperty(err, 'errors', { value: [err], writable: true, configurable: true, enumerable: false });
     throw err;
   }
   const report = collectReport(rt);

@@ -5,7 +5,7 @@
  */
 import { BodyKind, callBody, isThenable } from './body.js';
 import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
-import { Errors, TtgError, withTask } from '../base/errors.js';
+import { Errors, isTtgError, TtgError, withTask } from '../base/errors.js';
 import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
@@ -438,7 +438,7 @@ export class Scheduler {
 
   /** `e`, thrown by task `t`'s code, as the run's error naming `t`. */
   private errorOf(t: Task, e: unknown): TtgError {
-    return e instanceof TtgError ? withTask(e, t.tt.name, t.key, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e);
+    return isTtgError(e) ? withTask(e, t.tt.name, t.key, this.owner.rank) : Errors.taskFailed(t.tt.name, t.key, this.owner.rank, e);
   }
 
   /**

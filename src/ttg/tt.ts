@@ -3,7 +3,7 @@
  * key: the body, the wiring, placement, order and constraints. Where each value goes is decided
  * here; collecting the values of a key into a task is its {@link Assembly}'s work.
  */
-import { Errors } from '../base/errors.js';
+import { causeText, Errors } from '../base/errors.js';
 import { hashKey } from '../serialize/hash.js';
 import { Assembly } from './assembly.js';
 import { BodyKind, bodyKind } from './body.js';
@@ -262,7 +262,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
       try {
         r = hashKey(key) % size;
       } catch (e) {
-        throw Errors.badKey(this.name, key, e instanceof Error ? e.message : String(e), this.rt.rank);
+        throw Errors.badKey(this.name, key, causeText(e), this.rt.rank);
       }
     }
     if (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size) throw Errors.procmapRange(this.name, key, r, size, this.rt.rank);

@@ -57,12 +57,32 @@ describe('errors', () => {
         expect(err.cause).to.equal(cause);
         expect(err.tt).to.equal(`err-throw-${form}`);
         expect(err.key).to.equal(13);
+        // one rank: the phase's first error is the only one listed
+        expect(err.errors).to.deep.equal([err]);
         // the process keeps working
         ok.invoke(1, 0);
         await fence();
         expect(others).to.deep.equal([1]);
       });
     }
+
+    it('a thrown value whose text cannot be read (a Symbol message, a throwing toString, a Proxy) still fails the task with E_TASK_FAILED', async () => {
+      const hostile: unknown[] = [
+        Object.assign(new Error(), { message: Symbol('m') }),
+        Object.assign(new Error(), { message: { toString() { throw new Error('no text'); } } }),
+        new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } }),
+      ];
+      for (const [i, thrownValue] of hostile.entries()) {
+        const e = new ttg.Edge<number, number>(`err-throw-hostile-${i}`);
+        const tt = ttg.make_tt(() => {
+          throw thrownValue;
+        }, [e], [], { name: `err-throw-hostile-${i}` });
+        ttg.make_graph_executable(tt);
+        tt.invoke(1, 0);
+        const err = expectTtgError(await rejection(fence()), 'E_TASK_FAILED', [`'err-throw-hostile-${i}'`]);
+        expect(err.cause).to.equal(thrownValue);
+      }
+    });
 
     it('a thrown non-Error value is kept as the cause too', async () => {
       const e = new ttg.Edge<number, number>('err-throw-str');
