@@ -51,6 +51,8 @@ describe('calls that disagree and errors that meet, under mpirun', function () {
         expect(r['after3'], at).to.equal(r.rank === 0 ? 3 * PHASE_SUM : -1);
         expect(r['sum'], at).to.equal((np * (np + 1)) / 2);
         expect(r['sub'], at).to.equal(np);
+        expect(r['subMismatch'], at).to.deep.equal({ code: 'E_COLLECTIVE', message: named(np, ["allreduce(a number, 'sum')", 'fence()', 'fence()']) });
+        expect(r['subAfter'], at).to.deep.equal(['ok', 2 * np]);
         if (mode === 'in-task') {
           expect(r['refused'], at).to.deep.equal(['E_INVALID_ARGUMENT']);
           // a split world's task calling its parent's collective, and the reverse

@@ -127,8 +127,11 @@ if (mode === 'mismatch' || mode === 'in-task') {
   }
   result['after3'] = g.sum();
   result['sum'] = await world.allreduce(rank + 1);
-  const sub2 = await world.split(0);
-  result['sub'] = await sub2!.allreduce(1);
+  const sub2 = (await world.split(0))!;
+  result['sub'] = await sub2.allreduce(1);
+  // the same in a split world: its fence meets its own allreduce, then both work again
+  result['subMismatch'] = await outcome(sub2.rank === 0 ? sub2.allreduce(1) : sub2.fence());
+  result['subAfter'] = [(await outcome(sub2.fence())).code, await sub2.allreduce(2)];
 } else if (mode === 'first-error') {
   const go = new ttg.Edge<number, number>('go');
   const t = ttg.make_tt(async (k: number) => {
