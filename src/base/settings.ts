@@ -100,6 +100,12 @@ export function devicePollUs(): number {
   return env('TTG_DEVICE_POLL_US') === '0' ? 0 : micros('TTG_DEVICE_POLL_US', 20);
 }
 
+/**
+ * TTG_AGGREGATE_BYTES: small messages to one rank wait in one buffer of up to this many bytes and
+ * travel as one (transport/batches.ts); 0 turns it off. Default 16 KiB.
+ */
+export const aggregateBytes = (): number => count('TTG_AGGREGATE_BYTES', 16 * 1024, 2 ** 26);
+
 /** TTG_DEVICE: `backend[:devices[:memory]]`, or undefined. */
 export const deviceSpec = (): string | undefined => env('TTG_DEVICE');
 

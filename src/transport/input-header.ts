@@ -1,12 +1,13 @@
 /**
- * A fixed 24-byte header for the commonest message between ranks: one typed array sent to one
- * task with an integer key, `[Input, [[tt, terminal, [key]]], array]`. It replaces msgpack for
- * that shape on both sides; every other message keeps the msgpack header of codec.ts. A 1 MiB
- * ping-pong hop spends its JS time on a cold cache (the payload copy just went through it), and
- * msgpackr's generic pack and unpack are most of that path's code.
+ * A fixed 24-byte header for the commonest messages between ranks: one typed array, or one
+ * number, sent to one task with an integer key, `[Input, [[tt, terminal, [key]]], value]`. It
+ * replaces msgpack for those shapes on both sides; every other message keeps the msgpack header of
+ * codec.ts. A 1 MiB ping-pong hop spends its JS time on a cold cache (the payload copy just went
+ * through it), and msgpackr's generic pack and unpack are most of that path's code; a number sent
+ * to a counter on another rank spent most of its time there and in the value check.
  *
- * Layout (little-endian): u8 MARK, u8 typed-array code (its bit 6 is the phase bit, phase.ts),
- * u16 terminal, u32 TT id, f64 key, f64 element count. MARK is 0xc1, the one byte the msgpack
+ * Layout (little-endian): u8 MARK, u8 typed-array code or {@link NUMBER} (its bit 6 is the phase
+ * bit, phase.ts), u16 terminal, u32 TT id, f64 key, f64 element count or the number itself. MARK is 0xc1, the one byte the msgpack
  * format never uses, so the two kinds of header cannot be confused; a msgpack header of ours
  * always starts with a fixarray byte.
  */
@@ -16,6 +17,8 @@ import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
 
 const MARK = 0xc1;
 const BYTES = 24;
+/** The code of a header whose value is a number (above every typed-array code, below the phase bit). */
+const NUMBER = 0x3f;
 
 // Scratch for unaligned reads and writes: a header inside a batch sits at any byte offset.
 const scratch = new ArrayBuffer(BYTES);
@@ -30,8 +33,11 @@ function typedCode(v: unknown): number {
   return TYPED.indexOf(v.constructor as (typeof TYPED)[number]);
 }
 
-/** `msg` in the fixed layout, or undefined when it has another shape (then msgpack it). */
-export function encodeInput(msg: WireMessage): EncodedMessage | undefined {
+/**
+ * `msg` in the fixed layout, or undefined when it has another shape (then msgpack it). `fresh`
+ * false: the bytes are this module's scratch, valid until the next call (the caller copies them).
+ */
+export function encodeInput(msg: WireMessage, fresh = true): EncodedMessage | undefined {
   if (msg[0] !== Wire.Input || msg[1].length !== 1) return undefined;
   const [ttId, terminal, keys] = msg[1][0]!;
   if (keys.length !== 1) return undefined;
@@ -40,16 +46,21 @@ export function encodeInput(msg: WireMessage): EncodedMessage | undefined {
   if (typeof key !== 'number' || !Number.isSafeInteger(key) || Object.is(key, -0)) return undefined;
   if (!(ttId >= 0 && ttId <= 0xffffffff && terminal >= 0 && terminal <= 0xffff)) return undefined;
   const value = msg[2];
+  if (typeof value === 'number') return header(NUMBER, terminal, ttId, key, value, [], fresh);
   const code = typedCode(value);
   // a moved (detached) array goes the codec's way, which refuses it with E_MOVED
   if (code < 0 || (value as ArrayBufferView).byteLength === 0) return undefined;
+  return header(code, terminal, ttId, key, (value as Float64Array).length, [value as ArrayBufferView], fresh);
+}
+
+function header(code: number, terminal: number, ttId: number, key: number, last: number, parts: ArrayBufferView[], fresh: boolean): EncodedMessage {
   u8[0] = MARK;
   u8[1] = code;
   u16[1] = terminal;
   u32[1] = ttId;
   f64[1] = key;
-  f64[2] = (value as Float64Array).length;
-  return { bytes: u8.slice(), parts: [value as ArrayBufferView], plain: true };
+  f64[2] = last;
+  return { bytes: fresh ? u8.slice() : u8, parts, plain: true };
 }
 
 /**
@@ -61,10 +72,14 @@ export function decodeInput(bytes: Uint8Array, buffers: ArrayBuffer[] | undefine
   if (bytes.length !== BYTES) throw new Error(`a fixed input header has ${BYTES} bytes, this one ${bytes.length}`);
   u8.set(bytes);
   const code = u8[1]!;
+  const target: Target = [u32[1]!, u16[1]!, [f64[1]!]];
+  if (code === NUMBER) {
+    if (buffers !== undefined && buffers.length !== 0) throw new Error(`the message has ${buffers.length} payload parts but carries a number`);
+    return { msg: [Wire.Input, [target], f64[2]!], parts: [] };
+  }
   if (code >= TYPED.length) throw new Error(`unknown typed-array code ${code} in a fixed input header`);
   const n = f64[2]!;
   if (buffers !== undefined && buffers.length !== 1) throw new Error(`the message has ${buffers.length} payload parts but its header names 1`);
   const array = buffers === undefined ? allocTyped(code, n) : viewReceived(code, n, buffers[0], 0);
-  const target: Target = [u32[1]!, u16[1]!, [f64[1]!]];
   return { msg: [Wire.Input, [target], array], parts: [array] };
 }

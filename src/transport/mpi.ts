@@ -8,7 +8,8 @@
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, packedBytes, unpackParts } from '../serialize/small-parts.js';
-import { checksumRequested, tracingRequested } from '../base/settings.js';
+import { aggregateBytes, checksumRequested, tracingRequested } from '../base/settings.js';
+import { Batches, forEachInBatch, isBatch, SMALL_MESSAGE_BYTES } from './batches.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
@@ -90,6 +91,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   private readonly toWorld: Int32Array | undefined;
   /** Whether this world keeps the process alive (a fence waiting for other ranks). */
   private holding = false;
+  /** Small messages waiting to travel together, per destination (undefined: each travels alone). */
+  private readonly batches: Batches | undefined;
 
   /** The default world's transport over `endpoint`, or (with `place`) a split world's. */
   constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [], ids: [] }) {
@@ -111,6 +114,9 @@ export class MpiTransport implements Transport, WorldReceiver {
       place.members.forEach((job, r) => (this.toWorld![job] = r));
     }
     this.traffic = { messages: new Float64Array(endpoint.size), bytes: new Float64Array(endpoint.size) };
+    // a trailer (checksum, trace) covers one message's header: those runs send each alone
+    const limit = aggregateBytes();
+    this.batches = limit > 0 && this.trail === 0 ? new Batches(this.size, limit, (dest, header, count) => this.sendBatch(dest, header, count)) : undefined;
   }
 
   /** This world's id (0: the default world). */
@@ -151,6 +157,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     // counted now so that no fence can end before the deferred send has left; later sends to
     // `dest` wait behind it (a stream's end must not overtake its values). The value is held
     // meanwhile, so a local consumer that writes its buffers gets its own copy.
+    this.batches?.flush(dest);
     this.sent++;
     retain(value);
     const sender = host.sender();
@@ -252,8 +259,8 @@ export class MpiTransport implements Transport, WorldReceiver {
     try {
       const sums = await untilQuiet({
         settleLocal: () => local.settle(),
-        counts: () => [this.sent, this.received, this.raised.raised(this.rank) ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0), local.done(),
-          local.waiting(), local.strict ? 1 : 0],
+        counts: () => this.flushed([this.sent, this.received, this.raised.raised(this.rank) ? 1 : 0, local.openStreams().reduce((a, n) => a + n, 0), local.done(),
+          local.waiting(), local.strict ? 1 : 0]),
         seen: (done) => local.seen(done),
         closeStreams: () => this.closeFenceStreams(local),
         allreduce: (values, pauseUs, quietUs) => agree(this.sumAll, this.rank, this.size, FENCE, values, pauseUs, quietUs),
@@ -278,6 +285,7 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   agree(sig: CallSignature, payload?: ArrayLike<number>): Promise<Float64Array> {
     if (this.broken !== undefined) return Promise.reject(this.broken);
+    this.batches?.flushAll();
     return this.whileHeld(agree(this.sumAll, this.rank, this.size, sig, payload));
   }
 
@@ -356,6 +364,7 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.native.keepAlive(false);
       return;
     }
+    this.batches?.flushAll();
     this.native.keepAlive(true); // the agreement below must keep this process alive
     // every rank waits for all to finalize: a rank still making other collective calls gets
     // E_COLLECTIVE for each, and this one waits on for its finalize
@@ -385,12 +394,27 @@ export class MpiTransport implements Transport, WorldReceiver {
     let bytes: Uint8Array;
     let parts: ArrayBufferView[];
     let plain: boolean;
+    const batches = this.batches;
+    // a fixed header may stay in encodeInput's scratch when it is copied into a batch at once
+    let scratch = false;
     try {
-      ({ bytes, parts, plain } = encodeInput(msg) ?? encode(msg, msg[0] === Wire.Input ? 2 : -1));
+      const fixed = encodeInput(msg, batches === undefined);
+      scratch = fixed !== undefined && batches !== undefined;
+      ({ bytes, parts, plain } = fixed ?? encode(msg, msg[0] === Wire.Input ? 2 : -1));
     } catch (e) {
       throw serializeError(this.host, msg, this.rank, e);
     }
     stampPhase(bytes, this.phase.bit);
+    if (batches !== undefined) {
+      if (parts.length === 0 && bytes.length <= SMALL_MESSAGE_BYTES && step === undefined && !this.departures.busy(dest)) {
+        this.sent++;
+        this.count(dest, bytes, parts, 1);
+        batches.add(dest, bytes);
+        return;
+      }
+      if (scratch) bytes = bytes.slice();
+      batches.flush(dest); // the small messages sent before this one go first
+    }
     if (this.trail !== 0) bytes = addTrailer(this.trail, tracer, dest, bytes, parts, true);
     payloadProbe.onSend?.(parts);
     const held = msg[0] === Wire.Input ? msg[2] : undefined;
@@ -422,6 +446,25 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.sent--;
       this.count(dest, bytes, parts, -1);
       throw e instanceof TtgError ? e : serializeError(this.host, msg, this.rank, e);
+    }
+  }
+
+  /** `counts`, once the small messages waiting for their batch are on their way (a wave must see them leave). */
+  private flushed(counts: number[]): number[] {
+    this.batches?.flushAll();
+    return counts;
+  }
+
+  /**
+   * Hands a batch of `count` counted messages to the addon; one the addon refuses is no longer
+   * counted (as {@link handCounted}), and fails the run.
+   */
+  private sendBatch(dest: number, header: Uint8Array, count: number): void {
+    try {
+      this.hand(dest, header, [], false, false);
+    } catch (e) {
+      this.sent -= count;
+      this.host.fail(Errors.transport(`sending ${count} small message(s) to rank ${dest} failed: ${String(e)}`, this.rank, e));
     }
   }
 
@@ -474,6 +517,10 @@ export class MpiTransport implements Transport, WorldReceiver {
   private onHeader(src: number, header: Uint8Array, sizes: Float64Array, id: number, buffers: ArrayBuffer[] | undefined,
     eager: Uint8Array | undefined, tail: Tail | undefined): void {
     const phase = takePhase(header);
+    if (isBatch(header)) {
+      this.onBatch(src, header, sizes, id);
+      return;
+    }
     let decoded: DecodedMessage<WireMessage>;
     try {
       decoded = decodeInput(header, buffers) ?? decode<WireMessage>(header, buffers);
@@ -533,6 +580,18 @@ export class MpiTransport implements Transport, WorldReceiver {
       this.receiving.set(id, this.arrivals.wait(src, () => this.deliver(src, decoded, tail, phase)));
       this.endpoint.expectPayload(id, this);
     }
+  }
+
+  /** Small messages that travelled together: each handled as if it had come alone, in order. */
+  private onBatch(src: number, batch: Uint8Array, sizes: Float64Array, id: number): void {
+    forEachInBatch(batch, (header) => {
+      try {
+        this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
+      } catch (e) {
+        // one bad message fails the run; the others are still counted and handled
+        this.onError(e);
+      }
+    });
   }
 
   /** A payload of many small parts the sender packed into one (hand-off.ts): received whole, then unpacked. */

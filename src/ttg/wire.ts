@@ -23,6 +23,8 @@ export const enum Wire {
   Trace = 6,
   /** `[Summary, rank, json]`: a rank's live summary for the dashboard on rank 0 (not counted). */
   Summary = 7,
+  /** Small messages to one rank that travel together: not a msgpack header (transport/batches.ts). */
+  Batch = 8,
 }
 
 /** One destination of an input message: input `terminal` of TT `ttId`, for each of `keys`. */

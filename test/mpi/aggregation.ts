@@ -1,0 +1,95 @@
+/**
+ * Small messages that travel together (transport/batches.ts), run by aggregation.test.ts under
+ * mpirun with TTG_AGGREGATE_BYTES set by the test. Prints `RESULT <json>` per rank.
+ *
+ *   GEN [r] ──seq──▶ ORDER [src, dst]   (a reducing input that lists what arrives, ending at the fence)
+ *           ──upd──▶ COUNT [k]           (a reducing input that sums, ending at the fence)
+ *
+ * GEN on each rank sends, in one task, to every rank: numbers, short strings, small objects,
+ * objects whose header is larger than a batch's small messages, typed arrays (payload parts) and
+ * a stream's end, interleaved, each carrying its sequence number; ORDER must list them in send
+ * order. It also sends a histogram's updates to random counters on every rank; COUNT's totals
+ * must be exact. Three phases, the last started by `invoke` from the main program.
+ */
+import * as ttg from 'ttg';
+
+import { requireNative } from '../../src/native/addon.js';
+
+const N = Number(process.argv[2] ?? 400);
+const UPDATES = Number(process.argv[3] ?? 20_000);
+const COUNTERS = 97;
+const world = await ttg.initialize();
+const { rank, size } = world;
+
+/** The i-th value of the sequence, of one of several shapes, carrying i. */
+function valueOf(i: number): unknown {
+  switch (i % 6) {
+    case 0: return i;
+    case 1: return `s${i}`;
+    case 2: return { i, tag: [i, 'x'] };
+    case 3: return { i, pad: 'p'.repeat(1500 + (i % 7)) };  // a header too large to wait in a batch
+    case 4: return Float64Array.of(i, -i);                 // payload parts: travels alone
+    default: return [i, null, true];
+  }
+}
+
+/** The sequence number a value carries. */
+function seqOf(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return Number(v.slice(1));
+  if (v instanceof Float64Array) return v[0]!;
+  if (Array.isArray(v)) return v[0] as number;
+  return (v as { i: number }).i;
+}
+
+const go = new ttg.Edge<number, number>('go');
+const seq = new ttg.Edge<[number, number], unknown>('seq');
+const upd = new ttg.Edge<number, number>('upd');
+let state = 7 + rank;
+const next = (): number => (state = (state * 1103515245 + 12345) & 0x7fffffff);
+const gen = ttg.make_tt((_k: number, phase: number, out) => {
+  for (let i = 0; i < N; i++) {
+    for (let dst = 0; dst < size; dst++) out.send(0, [rank, dst], valueOf(i));
+    // histogram updates between the sequence's values
+    for (let u = 0; u < UPDATES / N; u++) out.send(1, next() % (COUNTERS * size), 1 + phase);
+  }
+}, [go], [seq, upd], { name: 'GEN' });
+gen.set_procmap((k) => k % size);
+/** What ORDER's reducer has listed so far (a class of this file: it never travels). */
+class Seen {
+  constructor(readonly items: number[]) {}
+}
+const lists = new Map<string, number[]>();
+const order = ttg.make_tt((k: [number, number], got: unknown) => {
+  lists.set(`${k[0]}>${k[1]}`, got instanceof Seen ? got.items : [seqOf(got)]);
+}, [seq], [], { name: 'ORDER' });
+order.set_procmap((k) => k[1]);
+order.set_input_reducer(0, (acc: unknown, v: unknown) => {
+  const seen = acc instanceof Seen ? acc : new Seen([seqOf(acc)]);
+  seen.items.push(seqOf(v));
+  return seen;
+}, 'fence');
+let counted = 0;
+const count = ttg.make_tt((_k: number, c: number) => {
+  counted += c;
+}, [upd], [], { name: 'COUNT' });
+count.set_procmap((k) => k % size);
+count.set_input_reducer(0, (a: number, v: number) => a + v, 'fence');
+ttg.make_graph_executable(gen, order, count);
+ttg.execute();
+
+const phases: Array<{ ordered: boolean; lists: number; counted: number }> = [];
+for (let phase = 0; phase < 3; phase++) {
+  lists.clear();
+  counted = 0;
+  gen.invoke(rank + size * phase, phase);
+  await ttg.fence();
+  let ordered = true;
+  for (const [, got] of lists) if (got.length !== N || got.some((x, i) => x !== i)) ordered = false;
+  const total = await world.allreduce(counted);
+  phases.push({ ordered, lists: lists.size, counted: total });
+}
+// MPI messages this rank sent (headers): a batch is one
+const mpiSent = requireNative().stats().sent_msgs;
+console.log(`RESULT ${JSON.stringify({ rank, phases, mpiSent })}`);
+await ttg.finalize();
