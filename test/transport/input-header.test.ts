@@ -1,5 +1,5 @@
 /**
- * The fixed 24-byte header of the commonest remote message (one typed array to one integer key):
+ * The fixed 24-byte header of the commonest remote messages (one typed array or one number to one integer key):
  * what takes it, what falls back to msgpack, and that both kinds of header decode to the same
  * message.
  */
@@ -59,7 +59,8 @@ describe('fixed input header', () => {
       input([1, 2], a),
       input(1, Buffer.from([1, 2])), // a Buffer is not one of the plain classes
       input(1, { a }),
-      input(1, 3),
+      input(1, 3n),
+      input(1.5, 3), // a number to a key that is not an integer
       input(1, a, -1),
       input(1, a, 7, 70000),
       [Wire.Input, [[7, 1, [1, 2]]], a], // several keys
@@ -67,6 +68,29 @@ describe('fixed input header', () => {
       [Wire.Invoke, 7, 1],
     ];
     for (const m of others) expect(encodeInput(m), JSON.stringify(m[1])).to.equal(undefined);
+  });
+
+  it('carries one number to one integer key in 24 bytes with no parts: -0, NaN, infinities and every double intact', () => {
+    const values = [0, -0, 1, -1.5, NaN, Infinity, -Infinity, Number.MIN_VALUE, Number.MAX_VALUE, 2 ** 53 + 2, 0.1 + 0.2];
+    for (const v of values) {
+      const enc = encodeInput(input(42, v))!;
+      expect(enc.bytes.length).to.equal(24);
+      expect(enc.parts).to.deep.equal([]);
+      const dec = decodeInput(enc.bytes, undefined)!;
+      expect(dec.msg[1]).to.deep.equal([[7, 1, [42]]]);
+      expect(Object.is(dec.msg[2], v), String(v)).to.equal(true);
+      expect(dec.parts).to.deep.equal([]);
+    }
+    // a number header with a payload is damaged
+    expect(() => decodeInput(encodeInput(input(1, 2))!.bytes, [new ArrayBuffer(8)])).to.throw(/carries a number/);
+  });
+
+  it('gives the scratch bytes when not asked for fresh ones, a copy otherwise', () => {
+    const a = encodeInput(input(1, 2), false)!.bytes;
+    const b = encodeInput(input(3, 4), false)!.bytes;
+    expect(a).to.equal(b);
+    const c = encodeInput(input(1, 2))!.bytes;
+    expect(c).to.not.equal(encodeInput(input(1, 2))!.bytes);
   });
 
   it('tells the two kinds of header apart: a msgpack header is not taken for a fixed one', () => {
