@@ -3,10 +3,12 @@
  * a trip through the comm thread and an arrival event; a send of one small value to a key on
  * another rank paid all of it alone. Messages with a header and no payload parts (keys, numbers,
  * small objects) of at most {@link SMALL_MESSAGE_BYTES} now wait in one buffer per destination and
- * leave as one message: when the buffer reaches its limit, when the code that sent them has run to
- * its end (a microtask later: the scheduler's pass over the ready tasks, or the main program's
- * turn), before a termination wave, a collective or finalize, and before any other message to the
- * same rank, so per-sender order holds.
+ * leave as one message: when the buffer reaches its limit, when the task that sent them ends (the
+ * next task may be long, and the receiver may be waiting), when other code that sent them has run
+ * to its end (a batch of arrivals handled, or a microtask later: the main program's turn, an async
+ * body's step), before a termination wave, a collective or finalize, and before any other message
+ * to the same rank, so per-sender order holds. A task that sends many small values (a histogram's
+ * updates, a gather's requests) sends one message per destination and buffer.
  *
  * A batch is a header of its own: the bytes [0x92, Wire.Batch], then each message as a u32
  * (little-endian) length and its header as it would have travelled alone (phase bit included).
@@ -19,6 +21,7 @@ import { Wire } from '../ttg/wire.js';
 const BATCH_HEAD = [0x92, Wire.Batch] as const;
 /** Messages whose header is longer travel alone. */
 export const SMALL_MESSAGE_BYTES = 1024;
+
 
 /** Whether `header` (its phase bit taken out) is a batch. */
 export function isBatch(header: Uint8Array): boolean {
@@ -49,6 +52,8 @@ export class Batches {
   private readonly counts: Int32Array;
   private readonly views: Array<DataView | undefined>;
   private flushQueued = false;
+  /** Messages waiting, over all destinations. */
+  private waiting = 0;
   private readonly flushLater = (): void => {
     this.flushQueued = false;
     this.flushAll();
@@ -86,6 +91,7 @@ export class Batches {
     buf.set(header, o + 4);
     this.used[dest] = o + 4 + header.length;
     this.counts[dest]++;
+    this.waiting++;
     if (this.used[dest]! >= this.limit) this.flush(dest);
     else if (!this.flushQueued) {
       this.flushQueued = true;
@@ -98,11 +104,17 @@ export class Batches {
     const count = this.counts[dest]!;
     if (count === 0) return;
     const used = this.used[dest]!;
+    this.waiting -= count;
     this.counts[dest] = 0;
     this.used[dest] = BATCH_HEAD.length;
     const buf = this.buffers[dest]!;
     // alone, a message travels as it always did
     this.send(dest, count === 1 ? buf.subarray(BATCH_HEAD.length + 4, used) : buf.subarray(0, used), count);
+  }
+
+  /** Sends what waits, if anything (after each task: the next may be long, and a receiver may wait for these). */
+  flushAny(): void {
+    if (this.waiting !== 0) this.flushAll();
   }
 
   /** Sends what waits for every rank. */

@@ -131,11 +131,20 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   attach(host: TransportHost): void {
     this.host = host;
+    // a long task must not hold what an earlier one sent: the receiver may be waiting for it
+    const batches = this.batches;
+    if (batches !== undefined) host.afterEachTask(() => batches.flushAny());
     this.endpoint.addWorld(this.place.id, this);
   }
 
   batch(fn: () => void): void {
-    this.host.batch(fn);
+    try {
+      this.host.batch(fn);
+    } finally {
+      // the tasks these arrivals made ready have run: what they sent leaves now. (Inside the
+      // addon's callback a microtask would wait until the addon returns to the event loop.)
+      this.batches?.flushAll();
+    }
   }
 
   onError(e: unknown): void {

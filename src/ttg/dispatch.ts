@@ -16,6 +16,10 @@ export class Dispatch implements TransportHost {
     this.rt.scheduler.deliver(fn);
   }
 
+  afterEachTask(fn: (() => void) | undefined): void {
+    this.rt.scheduler.afterTask = fn;
+  }
+
   fail(err: TtgError, fromRemote = false): void {
     this.rt.scheduler.recordError(err, fromRemote);
   }

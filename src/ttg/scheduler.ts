@@ -58,6 +58,8 @@ export class Scheduler {
   private readonly suspended = new SuspendedTasks();
   /** The task whose body code runs now (synchronously, from this scheduler), if any. */
   inBody: Task | undefined = undefined;
+  /** Called after each task the drain loop runs (the transport sends what waited too long). */
+  afterTask: (() => void) | undefined = undefined;
 
   private readonly drainFn = () => this.drain();
   /** The device layer (set when the world starts). */
@@ -145,6 +147,7 @@ export class Scheduler {
     let t: Task | undefined;
     while ((t = q.shift()) !== undefined) {
       this.run(t);
+      this.afterTask?.();
       if ((++n & 63) === 0 && performance.now() - start > this.sliceMs) {
         if (q.size !== 0) {
           this.scheduled = true;

@@ -14,6 +14,8 @@ export type ReduceOp = 'sum' | 'min' | 'max' | 'prod';
 export interface TransportHost {
   /** Runs `fn` (handing over a batch of messages), then at once the tasks it made ready. */
   batch(fn: () => void): void;
+  /** Has `fn` called after each task this rank runs (undefined: no longer). */
+  afterEachTask(fn: (() => void) | undefined): void;
   /**
    * A decoded Input, StreamSize, Finalize or Invoke message for this rank's tasks. Throws a
    * TtgError for a bad one; one for a TT not executable here yet waits for it.
