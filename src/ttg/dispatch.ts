@@ -62,6 +62,15 @@ export class Dispatch implements TransportHost {
    * rank has not made executable yet waits for it; errors of a later delivery fail the run.
    */
   accept(msg: WireMessage): void {
+    // the commonest message, one value for one TT made executable here: one lookup
+    if (msg[0] === Wire.Input && msg[1].length === 1) {
+      const [ttId, terminal, keys] = msg[1][0]!;
+      const tt = this.rt.ttById(ttId);
+      if (tt !== undefined && tt.executable) {
+        for (const key of keys) tt.assembly.receive(terminal, key, msg[2]);
+        return;
+      }
+    }
     const waitFor = this.notReady(msg);
     if (waitFor >= 0) {
       this.rt.whenExecutable(waitFor, () => {
