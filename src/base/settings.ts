@@ -102,9 +102,10 @@ export function devicePollUs(): number {
 
 /**
  * TTG_AGGREGATE_BYTES: small messages to one rank wait in one buffer of up to this many bytes and
- * travel as one (transport/batches.ts); 0 turns it off. Default 16 KiB.
+ * travel as one (transport/batches.ts); 0 turns it off. Default 16 KiB, at most 1 MiB (a buffer per
+ * destination rank).
  */
-export const aggregateBytes = (): number => count('TTG_AGGREGATE_BYTES', 16 * 1024, 2 ** 26);
+export const aggregateBytes = (): number => count('TTG_AGGREGATE_BYTES', 16 * 1024, 2 ** 20);
 
 /** TTG_DEVICE: `backend[:devices[:memory]]`, or undefined. */
 export const deviceSpec = (): string | undefined => env('TTG_DEVICE');
