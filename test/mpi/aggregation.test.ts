@@ -48,6 +48,19 @@ describe('small messages travel together', function () {
     });
   }
 
+  for (const np of [2, 3]) {
+    it(`a message that fails on its receiver inside a batch fails every rank's fence at once, and the next phase works, at ${np} ranks`, () => {
+      const rs = rankResults<{ rank: number; code: string; seconds: number; again: string; counted: number }>(np, SCRIPT, ['10', '10', 'duplicate'], 120_000);
+      for (const r of rs) {
+        expect(r.code, `rank ${r.rank}`).to.equal('E_DUPLICATE_INPUT');
+        expect(r.seconds).to.be.below(10);
+        // the next phase, without a duplicate, works: its 100 updates all arrive
+        expect(r.again).to.equal('none');
+        expect(r.counted).to.equal(100);
+      }
+    });
+  }
+
   it('over TCP at 3 ranks', () => {
     run(3, '16384', 'tcp');
   });

@@ -15,6 +15,7 @@ import * as ttg from 'ttg';
 
 import { requireNative } from '../../src/native/addon.js';
 
+const MODE = process.argv[4] ?? 'order';
 const N = Number(process.argv[2] ?? 400);
 const UPDATES = Number(process.argv[3] ?? 20_000);
 const COUNTERS = 97;
@@ -77,6 +78,47 @@ count.set_procmap((k) => k % size);
 count.set_input_reducer(0, (a: number, v: number) => a + v, 'fence');
 ttg.make_graph_executable(gen, order, count);
 ttg.execute();
+
+if (MODE === 'duplicate') {
+  // a message that fails on its receiver, inside a batch: the run fails, the messages after it in
+  // the batch are still handled and counted (no hang), and the next phase works
+  const dgo = new ttg.Edge<number, number>('dgo');
+  const once = new ttg.Edge<number, number>('once');
+  const never = new ttg.Edge<number, number>('never');
+  const plain = ttg.make_tt((_k: number, _v: number, _w: number) => {}, [once, never], [], { name: 'PLAIN' });
+  plain.set_procmap(() => size - 1);
+  const dgen = ttg.make_tt((k: number, _v: number, out) => {
+    for (let i = 0; i < 50; i++) out.send(1, i, 1);
+    out.send(0, 7 + k, 1);
+    // phase 0: a second value for input 0 of PLAIN[7], whose input 1 never comes: E_DUPLICATE_INPUT where it is
+    if (k === 0) out.send(0, 7, 2);
+    for (let i = 50; i < 100; i++) out.send(1, i, 1);
+  }, [dgo], [once, upd], { name: 'DGEN' });
+  ttg.make_graph_executable(ttg.make_tt((_k: number, _v: number, out) => out.send(0, 0, 0), [new ttg.Edge<number, number>('unused')], [never], { name: 'NEVER' }));
+  dgen.set_procmap(() => 0);
+  ttg.make_graph_executable(dgen, plain);
+  const t0 = performance.now();
+  if (rank === 0) dgen.invoke(0, 0);
+  let code = 'none';
+  try {
+    await ttg.fence();
+  } catch (e) {
+    code = (e as ttg.TtgError).code;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  counted = 0;
+  if (rank === 0) dgen.invoke(1, 0);
+  let again = 'none';
+  try {
+    await ttg.fence();
+  } catch (e) {
+    again = (e as ttg.TtgError).code;
+  }
+  console.log(`RESULT ${JSON.stringify({ rank, code, seconds, again, counted: await world.allreduce(counted) })}`);
+  await ttg.fence({ quiet: true });
+  await ttg.finalize();
+  process.exit(0);
+}
 
 const phases: Array<{ ordered: boolean; lists: number; counted: number }> = [];
 for (let phase = 0; phase < 3; phase++) {
