@@ -22,7 +22,6 @@ const BATCH_HEAD = [0x92, Wire.Batch] as const;
 /** Messages whose header is longer travel alone. */
 export const SMALL_MESSAGE_BYTES = 1024;
 
-
 /** Whether `header` (its phase bit taken out) is a batch. */
 export function isBatch(header: Uint8Array): boolean {
   return header[0] === BATCH_HEAD[0] && header[1] === BATCH_HEAD[1];
@@ -46,7 +45,7 @@ export function forEachInBatch(batch: Uint8Array, each: (header: Uint8Array) => 
 export class Batches {
   /** Per destination: its buffer (reused: the addon copies a header when it is sent), or undefined. */
   private readonly buffers: Array<Uint8Array | undefined>;
-  /** Per destination: bytes used in its buffer (0: nothing waits). */
+  /** Per destination: bytes used in its buffer, its two head bytes included. */
   private readonly used: Int32Array;
   /** Per destination: messages waiting. */
   private readonly counts: Int32Array;
