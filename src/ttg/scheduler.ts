@@ -58,7 +58,7 @@ export class Scheduler {
   private readonly suspended = new SuspendedTasks();
   /** The task whose body code runs now (synchronously, from this scheduler), if any. */
   inBody: Task | undefined = undefined;
-  /** Called after each task the drain loop runs (the transport sends what waited too long). */
+  /** Called after each task the drain loop runs (the MPI transport sends the small messages the task left waiting). */
   afterTask: (() => void) | undefined = undefined;
 
   private readonly drainFn = () => this.drain();
