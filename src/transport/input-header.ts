@@ -14,6 +14,7 @@
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
 import { allocTyped, TYPED, viewReceived } from '../serialize/typed-arrays.js';
 import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
+import { PHASE_BIT } from './phase.js';
 
 const MARK = 0xc1;
 const BYTES = 24;
@@ -61,6 +62,24 @@ function header(code: number, terminal: number, ttId: number, key: number, last:
   f64[1] = key;
   f64[2] = last;
   return { bytes: fresh ? u8.slice() : u8, parts, plain: true };
+}
+
+/** A number for one task, as {@link readNumberInput} reads it (one object, reused). */
+export interface NumberInput { ttId: number; terminal: number; key: number; value: number; phase: number }
+
+/**
+ * Reads a fixed header that carries a number into `into` (its phase bit apart, the header left as
+ * it is); false when `bytes` is another kind of header. No allocation: the hot path of a batch.
+ */
+export function readNumberInput(bytes: Uint8Array, into: NumberInput): boolean {
+  if (bytes.length !== BYTES || bytes[0] !== MARK || (bytes[1]! & ~PHASE_BIT) !== NUMBER) return false;
+  u8.set(bytes);
+  into.phase = u8[1]! & PHASE_BIT;
+  into.terminal = u16[1]!;
+  into.ttId = u32[1]!;
+  into.key = f64[1]!;
+  into.value = f64[2]!;
+  return true;
 }
 
 /**

@@ -13,7 +13,7 @@ import { Batches, forEachInBatch, isBatch, SMALL_MESSAGE_BYTES } from './batches
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
-import { decodeInput, encodeInput } from './input-header.js';
+import { decodeInput, encodeInput, readNumberInput, type NumberInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
@@ -595,13 +595,31 @@ export class MpiTransport implements Transport, WorldReceiver {
   private onBatch(src: number, batch: Uint8Array, sizes: Float64Array, id: number): void {
     forEachInBatch(batch, (header) => {
       try {
-        this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
+        if (!this.numberNow(src, header)) this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
       } catch (e) {
         // one bad message fails the run; the others are still counted and handled
         this.onError(e);
       }
     });
   }
+
+  /**
+   * Hands over a number for one task (a fixed header) without decoding it into a message, when
+   * nothing would make it wait (another phase, the opening of this one, an earlier message of
+   * `src` still receiving its payload, a trace); false when it must take the general path.
+   */
+  private numberNow(src: number, header: Uint8Array): boolean {
+    const n = this.number;
+    if (!readNumberInput(header, n) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
+    try {
+      this.host.acceptValue(n.ttId, n.terminal, n.key, n.value);
+    } finally {
+      this.received++;
+    }
+    return true;
+  }
+
+  private readonly number: NumberInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
 
   /** A payload of many small parts the sender packed into one (hand-off.ts): received whole, then unpacked. */
   private receivePacked(src: number, decoded: DecodedMessage<WireMessage>, id: number, eager: Uint8Array | undefined, tail: Tail | undefined,

@@ -105,6 +105,12 @@ export class Dispatch implements TransportHost {
     }
   }
 
+  acceptValue(ttId: number, terminal: number, key: unknown, value: unknown): void {
+    const tt = this.rt.ttById(ttId);
+    if (tt !== undefined && tt.executable) tt.assembly.receive(terminal, key, value);
+    else this.accept([Wire.Input, [[ttId, terminal, [key]]], value]);
+  }
+
   /** The id of a TT named by `msg` that is not executable here yet, or -1. */
   private notReady(msg: WireMessage): number {
     if (msg[0] === Wire.Input) {

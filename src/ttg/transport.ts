@@ -21,6 +21,8 @@ export interface TransportHost {
    * TtgError for a bad one; one for a TT not executable here yet waits for it.
    */
   accept(msg: WireMessage): void;
+  /** `accept([Input, [[ttId, terminal, [key]]], value])`, without making the message. */
+  acceptValue(ttId: number, terminal: number, key: unknown, value: unknown): void;
   /** Fails the world's run (`fromRemote`: announced by another rank, so not announced again). */
   fail(err: TtgError, fromRemote?: boolean): void;
   /** True once the run has failed on this rank. */

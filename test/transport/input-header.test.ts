@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 
 import { decode, encode } from '../../src/serialize/codec.js';
-import { decodeInput, encodeInput } from '../../src/transport/input-header.js';
+import { decodeInput, encodeInput, readNumberInput, type NumberInput } from '../../src/transport/input-header.js';
 import { Wire, type WireMessage } from '../../src/ttg/wire.js';
 
 const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
@@ -83,6 +83,20 @@ describe('fixed input header', () => {
     }
     // a number header with a payload is damaged
     expect(() => decodeInput(encodeInput(input(1, 2))!.bytes, [new ArrayBuffer(8)])).to.throw(/carries a number/);
+  });
+
+  it('reads a number header in place, its phase bit apart, and no other kind of header', () => {
+    const into: NumberInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const bytes = encodeInput(input(-12, -0, 4_000_000_000, 65535))!.bytes;
+    bytes[1] = bytes[1]! | 0x40;
+    const before = bytes.slice();
+    expect(readNumberInput(bytes, into)).to.equal(true);
+    expect(into).to.deep.equal({ ttId: 4_000_000_000, terminal: 65535, key: -12, value: -0, phase: 0x40 });
+    expect(Object.is(into.value, -0)).to.equal(true);
+    expect(bytes).to.deep.equal(before);
+    expect(readNumberInput(encodeInput(input(1, new Float64Array(2)))!.bytes, into)).to.equal(false);
+    expect(readNumberInput(encode(input('k', 1)).bytes, into)).to.equal(false);
+    expect(readNumberInput(bytes.subarray(0, 23), into)).to.equal(false);
   });
 
   it('gives the scratch bytes when not asked for fresh ones, a copy otherwise', () => {
