@@ -65,8 +65,15 @@ function launch(): void {
 async function measure(): Promise<void> {
   const world = await ttg.initialize();
   const { rank, size } = world;
+  // xorshift32: a double-precision LCG would lose its low bits, and every index would be even
+  // (owned by rank 0 of 2)
   let seed = 12345 + 7919 * rank;
-  const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const random = (): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
 
   // histogram, natural form
   const hgo = new ttg.Edge<number, number>('hgo');
