@@ -1,15 +1,19 @@
 /**
- * A fixed 24-byte header for the commonest messages between ranks: one typed array, or one
- * number, sent to one task with an integer key, `[Input, [[tt, terminal, [key]]], value]`. It
- * replaces msgpack for those shapes on both sides; every other message keeps the msgpack header of
- * codec.ts. A 1 MiB ping-pong hop spends its JS time on a cold cache (the payload copy just went
- * through it), and msgpackr's generic pack and unpack are most of that path's code; a number sent
- * to a counter on another rank spent most of its time there and in the value check.
+ * Fixed headers for the commonest messages between ranks, `[Input, [[tt, terminal, [key]]], value]`
+ * sent to one task: one typed array or one number for an integer key (24 bytes), and a number or
+ * nothing (`sendk`) for a key that is an integer or a tuple of up to four integers (a small
+ * header). They replace msgpack for those shapes on both sides; every other message keeps the
+ * msgpack header of codec.ts. A 1 MiB ping-pong hop spends its JS time on a cold cache (the payload
+ * copy just went through it), and msgpackr's generic pack and unpack are most of that path's code;
+ * a number sent to a counter, or a request sent to `[i, rank, j]`, on another rank spent most of its
+ * time there, in the value check and in collecting what they allocate.
  *
- * Layout (little-endian): u8 MARK, u8 typed-array code or {@link NUMBER} (its bit 6 is the phase
- * bit, phase.ts), u16 terminal, u32 TT id, f64 key, f64 element count or the number itself. MARK is 0xc1, the one byte the msgpack
- * format never uses, so the two kinds of header cannot be confused; a msgpack header of ours
- * always starts with a fixarray byte.
+ * Layout (little-endian): u8 MARK, u8 typed-array code, {@link NUMBER} or {@link SMALL} (its bit 6
+ * is the phase bit, phase.ts), u16 terminal, u32 TT id; then for NUMBER and typed arrays f64 key,
+ * f64 element count or the number itself; for SMALL u8 shape (bits 0-2: key length, 0 for a
+ * plain integer; bit 3: a number follows), 7 bytes of zeros, the key's integers as f64 and the
+ * number. MARK is 0xc1, the one byte the msgpack format never uses, so the two kinds of header
+ * cannot be confused; a msgpack header of ours always starts with a fixarray byte.
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
 import { allocTyped, TYPED, viewReceived } from '../serialize/typed-arrays.js';
@@ -20,9 +24,16 @@ const MARK = 0xc1;
 const BYTES = 24;
 /** The code of a header whose value is a number (above every typed-array code, below the phase bit). */
 const NUMBER = 0x3f;
+/** The code of a small header: a number or nothing for an integer or a short tuple of them. */
+const SMALL = 0x3e;
+/** The longest tuple key a small header carries. */
+const SMALL_TUPLE = 4;
+const HAS_NUMBER = 8;
+/** The largest header of this file. */
+const MAX_BYTES = 16 + 8 * SMALL_TUPLE + 8;
 
 // Scratch for unaligned reads and writes: a header inside a batch sits at any byte offset.
-const scratch = new ArrayBuffer(BYTES);
+const scratch = new ArrayBuffer(MAX_BYTES);
 const u8 = new Uint8Array(scratch);
 const u16 = new Uint16Array(scratch);
 const u32 = new Uint32Array(scratch);
@@ -42,16 +53,50 @@ export function encodeInput(msg: WireMessage, fresh = true): EncodedMessage | un
   if (msg[0] !== Wire.Input || msg[1].length !== 1) return undefined;
   const [ttId, terminal, keys] = msg[1][0]!;
   if (keys.length !== 1) return undefined;
-  const key = keys[0];
-  // integers only: every one of them survives the f64 unchanged (and -0 stays msgpack's business)
-  if (typeof key !== 'number' || !Number.isSafeInteger(key) || Object.is(key, -0)) return undefined;
   if (!(ttId >= 0 && ttId <= 0xffffffff && terminal >= 0 && terminal <= 0xffff)) return undefined;
+  const key = keys[0];
   const value = msg[2];
+  if (typeof key !== 'number') return Array.isArray(key) ? small(terminal, ttId, key, value, fresh) : undefined;
+  if (!isIntegerKey(key)) return undefined;
   if (typeof value === 'number') return header(NUMBER, terminal, ttId, key, value, [], fresh);
+  if (value === undefined) return small(terminal, ttId, key, value, fresh);
   const code = typedCode(value);
   // a moved (detached) array goes the codec's way, which refuses it with E_MOVED
   if (code < 0 || (value as ArrayBufferView).byteLength === 0) return undefined;
   return header(code, terminal, ttId, key, (value as Float64Array).length, [value as ArrayBufferView], fresh);
+}
+
+/** Integers only: every one of them survives the f64 unchanged (and -0 stays msgpack's business). */
+function isIntegerKey(k: unknown): k is number {
+  return typeof k === 'number' && Number.isSafeInteger(k) && !Object.is(k, -0);
+}
+
+/** A small header for `key` (an integer or an array) and `value`, or undefined when they do not fit one. */
+function small(terminal: number, ttId: number, key: number | unknown[], value: unknown, fresh: boolean): EncodedMessage | undefined {
+  const hasNumber = typeof value === 'number';
+  if (!hasNumber && value !== undefined) return undefined;
+  let n = 0;
+  if (typeof key === 'number') {
+    f64[2] = key;
+  } else {
+    n = key.length;
+    if (n === 0 || n > SMALL_TUPLE) return undefined;
+    for (let i = 0; i < n; i++) {
+      const e: unknown = key[i];
+      if (!isIntegerKey(e)) return undefined;
+      f64[2 + i] = e;
+    }
+  }
+  const end = 16 + 8 * Math.max(n, 1);
+  if (hasNumber) f64[end / 8] = value;
+  u8[0] = MARK;
+  u8[1] = SMALL;
+  u16[1] = terminal;
+  u32[1] = ttId;
+  f64[1] = 0;
+  u8[8] = n | (hasNumber ? HAS_NUMBER : 0);
+  const bytes = u8.subarray(0, end + (hasNumber ? 8 : 0));
+  return { bytes: fresh ? bytes.slice() : bytes, parts: [], plain: true };
 }
 
 function header(code: number, terminal: number, ttId: number, key: number, last: number, parts: ArrayBufferView[], fresh: boolean): EncodedMessage {
@@ -61,25 +106,58 @@ function header(code: number, terminal: number, ttId: number, key: number, last:
   u32[1] = ttId;
   f64[1] = key;
   f64[2] = last;
-  return { bytes: fresh ? u8.slice() : u8, parts, plain: true };
+  const bytes = u8.subarray(0, BYTES);
+  return { bytes: fresh ? bytes.slice() : bytes, parts, plain: true };
 }
 
-/** A number for one task, as {@link readNumberInput} reads it (one object, reused). */
-export interface NumberInput { ttId: number; terminal: number; key: number; value: number; phase: number }
+/** A number or nothing for one task, as {@link readSmallInput} reads it (one object, reused). */
+export interface SmallInput { ttId: number; terminal: number; key: unknown; value: number | undefined; phase: number }
 
 /**
- * Reads a fixed header that carries a number into `into` (its phase bit apart, the header left as
- * it is); false when `bytes` is another kind of header. No allocation: the hot path of a batch.
+ * Reads a fixed header that carries a number or nothing (no payload) into `into` (its phase bit
+ * apart, the header left as it is); false when `bytes` is another kind of header, or a damaged
+ * one (the general path names what is wrong). Allocates only a tuple key: the hot path of a batch.
  */
-export function readNumberInput(bytes: Uint8Array, into: NumberInput): boolean {
-  if (bytes.length !== BYTES || bytes[0] !== MARK || (bytes[1]! & ~PHASE_BIT) !== NUMBER) return false;
-  u8.set(bytes);
+export function readSmallInput(bytes: Uint8Array, into: SmallInput): boolean {
+  if (bytes[0] !== MARK) return false;
+  const code = bytes[1]! & ~PHASE_BIT;
+  if (code === NUMBER) {
+    if (bytes.length !== BYTES) return false;
+    u8.set(bytes);
+    into.key = f64[1]!;
+    into.value = f64[2]!;
+  } else if (code === SMALL) {
+    if (bytes.length < 24 || bytes.length !== smallBytes(bytes[8]!)) return false;
+    u8.set(bytes);
+    readSmall(into);
+  } else {
+    return false;
+  }
   into.phase = u8[1]! & PHASE_BIT;
   into.terminal = u16[1]!;
   into.ttId = u32[1]!;
-  into.key = f64[1]!;
-  into.value = f64[2]!;
   return true;
+}
+
+/** The length of a small header of `shape`, or -1 for a shape no small header has. */
+function smallBytes(shape: number): number {
+  const n = shape & 7;
+  if ((shape & ~(7 | HAS_NUMBER)) !== 0 || n > SMALL_TUPLE) return -1;
+  return 16 + 8 * Math.max(n, 1) + ((shape & HAS_NUMBER) !== 0 ? 8 : 0);
+}
+
+/** Key and value of the small header in the scratch. */
+function readSmall(into: { key: unknown; value: number | undefined }): void {
+  const shape = u8[8]!;
+  const n = shape & 7;
+  if (n === 0) {
+    into.key = f64[2]!;
+  } else {
+    const key = new Array<number>(n);
+    for (let i = 0; i < n; i++) key[i] = f64[2 + i]!;
+    into.key = key;
+  }
+  into.value = (shape & HAS_NUMBER) !== 0 ? f64[2 + Math.max(n, 1)]! : undefined;
 }
 
 /**
@@ -88,6 +166,7 @@ export function readNumberInput(bytes: Uint8Array, into: NumberInput): boolean {
  */
 export function decodeInput(bytes: Uint8Array, buffers: ArrayBuffer[] | undefined): DecodedMessage<WireMessage> | undefined {
   if (bytes[0] !== MARK) return undefined;
+  if ((bytes[1]! & ~PHASE_BIT) === SMALL) return decodeSmall(bytes, buffers);
   if (bytes.length !== BYTES) throw new Error(`a fixed input header has ${BYTES} bytes, this one ${bytes.length}`);
   u8.set(bytes);
   const code = u8[1]!;
@@ -101,4 +180,15 @@ export function decodeInput(bytes: Uint8Array, buffers: ArrayBuffer[] | undefine
   if (buffers !== undefined && buffers.length !== 1) throw new Error(`the message has ${buffers.length} payload parts but its header names 1`);
   const array = buffers === undefined ? allocTyped(code, n) : viewReceived(code, n, buffers[0], 0);
   return { msg: [Wire.Input, [target], array], parts: [array] };
+}
+
+function decodeSmall(bytes: Uint8Array, buffers: ArrayBuffer[] | undefined): DecodedMessage<WireMessage> {
+  const want = bytes.length >= 9 ? smallBytes(bytes[8]!) : -1;
+  if (want < 0) throw new Error(`a small input header of ${bytes.length} bytes has no valid shape`);
+  if (bytes.length !== want) throw new Error(`a small input header of shape ${bytes[8]} has ${want} bytes, this one ${bytes.length}`);
+  if (buffers !== undefined && buffers.length !== 0) throw new Error(`the message has ${buffers.length} payload parts but its header names none`);
+  u8.set(bytes);
+  const kv = { key: undefined as unknown, value: undefined as number | undefined };
+  readSmall(kv);
+  return { msg: [Wire.Input, [[u32[1]!, u16[1]!, [kv.key]]], kv.value], parts: [] };
 }

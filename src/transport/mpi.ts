@@ -10,10 +10,11 @@ import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, packedBytes, unpackParts } from '../serialize/small-parts.js';
 import { aggregateBytes, checksumRequested, tracingRequested } from '../base/settings.js';
 import { Batches, forEachInBatch, isBatch, SMALL_MESSAGE_BYTES } from './batches.js';
+import { FlushTiming } from './flush-timing.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
-import { decodeInput, encodeInput, readNumberInput, type NumberInput } from './input-header.js';
+import { decodeInput, encodeInput, readSmallInput, type SmallInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
@@ -133,7 +134,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     this.host = host;
     // a long task must not hold what an earlier one sent: the receiver may be waiting for it
     const batches = this.batches;
-    if (batches !== undefined) host.afterEachTask(() => batches.flushAny());
+    if (batches !== undefined) host.afterEachTask(new FlushTiming(batches).afterTask);
     this.endpoint.addWorld(this.place.id, this);
   }
 
@@ -595,7 +596,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   private onBatch(src: number, batch: Uint8Array, sizes: Float64Array, id: number): void {
     forEachInBatch(batch, (header) => {
       try {
-        if (!this.numberNow(src, header)) this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
+        if (!this.smallNow(src, header)) this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
       } catch (e) {
         // one bad message fails the run; the others are still counted and handled
         this.onError(e);
@@ -604,13 +605,13 @@ export class MpiTransport implements Transport, WorldReceiver {
   }
 
   /**
-   * Hands over a number for one task (a fixed header) without decoding it into a message, when
+   * Hands over a number or nothing for one task (a fixed header) without decoding it into a message, when
    * nothing would make it wait (another phase, the opening of this one, an earlier message of
    * `src` still receiving its payload, a trace); false when it must take the general path.
    */
-  private numberNow(src: number, header: Uint8Array): boolean {
-    const n = this.number;
-    if (!readNumberInput(header, n) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
+  private smallNow(src: number, header: Uint8Array): boolean {
+    const n = this.small;
+    if (!readSmallInput(header, n) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
     try {
       this.host.acceptValue(n.ttId, n.terminal, n.key, n.value);
     } finally {
@@ -619,7 +620,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     return true;
   }
 
-  private readonly number: NumberInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+  private readonly small: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
 
   /** A payload of many small parts the sender packed into one (hand-off.ts): received whole, then unpacked. */
   private receivePacked(src: number, decoded: DecodedMessage<WireMessage>, id: number, eager: Uint8Array | undefined, tail: Tail | undefined,

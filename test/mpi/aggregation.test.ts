@@ -2,7 +2,8 @@
  * Small messages that travel together, under mpirun at 2 and 3 ranks, over shared memory and TCP
  * (test/mpi/aggregation.ts): every value arrives in send order whatever its shape (numbers,
  * strings, small objects in batches; large headers and typed arrays alone), histogram counts are
- * exact, over three phases, with aggregation at its default, off, and with a tiny buffer.
+ * exact, every request (keys of every shape) is answered exactly, over three phases, with
+ * aggregation at its default, off, and with a tiny buffer.
  */
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +15,7 @@ const SCRIPT = fileURLToPath(new URL('../mpi/aggregation.js', import.meta.url));
 
 interface Result {
   rank: number;
-  phases: Array<{ ordered: boolean; lists: number; counted: number }>;
+  phases: Array<{ ordered: boolean; lists: number; counted: number; answered: number; wrong: number }>;
   mpiSent: number;
 }
 
@@ -29,6 +30,7 @@ function run(np: number, aggregate: string, btl: 'shm' | 'tcp'): number {
     expect(r.phases.map((p) => p.ordered), `rank ${r.rank}: every sender's values in send order`).to.deep.equal([true, true, true]);
     expect(r.phases.map((p) => p.lists)).to.deep.equal([np, np, np]);
     expect(r.phases.map((p) => p.counted)).to.deep.equal([1, 2, 3].map((v) => v * UPDATES * np));
+    expect(r.phases.map((p) => [p.answered, p.wrong]), `rank ${r.rank}: its requests answered, exactly`).to.deep.equal([[N, 0], [N, 0], [N, 0]]);
   }
   return rs.reduce((a, r) => a + r.mpiSent, 0);
 }
@@ -41,8 +43,9 @@ describe('small messages travel together', function () {
       const on = run(np, '16384', 'shm');
       const off = run(np, '0', 'shm');
       run(np, '64', 'shm');
-      // each rank sends N values to each other rank and about (np - 1) / np of its UPDATES (random counters) elsewhere, per phase
-      const remote = 3 * np * (N * (np - 1) + (UPDATES * (np - 1)) / np);
+      // each rank sends N values to each other rank and about (np - 1) / np of its UPDATES (random
+      // counters) and of its N requests elsewhere, per phase (answers not counted)
+      const remote = 3 * np * (N * (np - 1) + ((UPDATES + N) * (np - 1)) / np);
       expect(off, 'without aggregation, one MPI message per remote send').to.be.at.least(0.95 * remote);
       expect(on, 'with aggregation').to.be.below(off / 10);
     });

@@ -4,12 +4,16 @@
  *
  *   GEN [r] ──seq──▶ ORDER [src, dst]   (a reducing input that lists what arrives, ending at the fence)
  *           ──upd──▶ COUNT [k]           (a reducing input that sums, ending at the fence)
+ *           ──ask──▶ REQ [owner, src, i, ...] ──reply──▶ GOT [src, i]   (a key-only request, answered)
  *
  * GEN on each rank sends, in one task, to every rank: numbers, short strings, small objects,
  * objects whose header is larger than a batch's small messages, typed arrays (payload parts) and
  * a stream's end, interleaved, each carrying its sequence number; ORDER must list them in send
  * order. It also sends a histogram's updates to random counters on every rank; COUNT's totals
- * must be exact. Three phases, the last started by `invoke` from the main program.
+ * must be exact. And it asks REQ tasks on random ranks, with keys of every shape a small header
+ * carries (integers, tuples of three and four integers, negative and beyond 2^32) and of shapes it
+ * does not (five elements, a fraction), for an answer (-0, NaN, large numbers) that GOT checks
+ * exactly. Three phases, the last started by `invoke` from the main program.
  */
 import * as ttg from 'ttg';
 
@@ -46,15 +50,47 @@ function seqOf(v: unknown): number {
 const go = new ttg.Edge<number, number>('go');
 const seq = new ttg.Edge<[number, number], unknown>('seq');
 const upd = new ttg.Edge<number, number>('upd');
+const ask = new ttg.Edge<unknown, void>('ask');
+const reply = new ttg.Edge<[number, number], number>('reply');
 let state = 7 + rank;
-const next = (): number => (state = (state * 1103515245 + 12345) & 0x7fffffff);
+/** xorshift32: every bit of it random, so owners `% size` spread over every rank. */
+const next = (): number => {
+  state ^= state << 13;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  return state >>> 0;
+};
+
+/** The key of request `i` of rank `asker` (default: this rank), to rank `owner`, in one of several shapes. */
+function requestKey(i: number, owner: number, asker = rank): unknown {
+  return keyOfShape(i, owner, asker);
+}
+function keyOfShape(i: number, owner: number, rank: number): unknown {
+  switch (i % 5) {
+    case 0: return [owner, rank, i];
+    case 1: return [owner, rank, i, -(2 ** 40) - i];
+    case 2: return (i * size + rank) * size + owner;
+    case 3: return [owner, rank, i, 1, 2]; // five elements: msgpack
+    default: return [owner, rank, i, 0.5]; // a fraction: msgpack
+  }
+}
+/** [asking rank, i] of a request key. */
+const askedBy = (k: unknown): [number, number] => {
+  if (typeof k !== 'number') return [(k as number[])[1]!, (k as number[])[2]!];
+  const q = (k - (k % size)) / size;
+  return [q % size, (q - (q % size)) / size];
+};
+/** The answer to request i: -0, NaN and numbers no float32 holds. */
+const answer = (i: number): number => (i % 3 === 0 ? -0 : i % 3 === 1 ? NaN : i * 1.000000001 - 2 ** 45);
+
 const gen = ttg.make_tt((_k: number, phase: number, out) => {
   for (let i = 0; i < N; i++) {
     for (let dst = 0; dst < size; dst++) out.send(0, [rank, dst], valueOf(i));
-    // histogram updates between the sequence's values
+    // histogram updates and requests between the sequence's values
     for (let u = 0; u < UPDATES / N; u++) out.send(1, next() % (COUNTERS * size), 1 + phase);
+    out.sendk(2, requestKey(i, next() % size));
   }
-}, [go], [seq, upd], { name: 'GEN' });
+}, [go], [seq, upd, ask], { name: 'GEN' });
 gen.set_procmap((k) => k % size);
 /** What ORDER's reducer has listed so far (a class of this file: it never travels). */
 class Seen {
@@ -76,7 +112,21 @@ const count = ttg.make_tt((_k: number, c: number) => {
 }, [upd], [], { name: 'COUNT' });
 count.set_procmap((k) => k % size);
 count.set_input_reducer(0, (a: number, v: number) => a + v, 'fence');
-ttg.make_graph_executable(gen, order, count);
+const req = ttg.make_tt((k: unknown, _v: void, out) => {
+  const [src, i] = askedBy(k);
+  // a key that did not arrive exactly (every element, its sign) gets an answer no request has
+  const exact = JSON.stringify(k) === JSON.stringify(requestKey(i, rank, src));
+  out.send(0, [src, i], exact ? answer(i) : Infinity);
+}, [ask], [reply], { name: 'REQ' });
+req.set_procmap((k) => (typeof k === 'number' ? k % size : (k as number[])[0]!));
+let answered = 0;
+let wrong = 0;
+const got = ttg.make_tt((k: [number, number], v: number) => {
+  answered++;
+  if (k[0] !== rank || !Object.is(v, answer(k[1]))) wrong++;
+}, [reply], [], { name: 'GOT' });
+got.set_procmap((k) => k[0]);
+ttg.make_graph_executable(gen, order, count, req, got);
 ttg.execute();
 
 if (MODE === 'duplicate') {
@@ -113,16 +163,16 @@ if (MODE === 'duplicate') {
   process.exit(0);
 }
 
-const phases: Array<{ ordered: boolean; lists: number; counted: number }> = [];
+const phases: Array<{ ordered: boolean; lists: number; counted: number; answered: number; wrong: number }> = [];
 for (let phase = 0; phase < 3; phase++) {
   lists.clear();
-  counted = 0;
+  counted = answered = wrong = 0;
   gen.invoke(rank + size * phase, phase);
   await ttg.fence();
   let ordered = true;
   for (const [, got] of lists) if (got.length !== N || got.some((x, i) => x !== i)) ordered = false;
   const total = await world.allreduce(counted);
-  phases.push({ ordered, lists: lists.size, counted: total });
+  phases.push({ ordered, lists: lists.size, counted: total, answered, wrong });
 }
 // MPI messages this rank sent (headers): a batch is one
 const mpiSent = requireNative().stats().sent_msgs;

@@ -1,12 +1,12 @@
 /**
- * The fixed 24-byte header of the commonest remote messages (one typed array or one number to one integer key):
- * what takes it, what falls back to msgpack, and that both kinds of header decode to the same
- * message.
+ * The fixed headers of the commonest remote messages (one typed array or one number to one integer
+ * key; a number or nothing to an integer or a tuple of up to four): what takes them, what falls back
+ * to msgpack, and that both kinds of header decode to the same message.
  */
 import { expect } from 'chai';
 
 import { decode, encode } from '../../src/serialize/codec.js';
-import { decodeInput, encodeInput, readNumberInput, type NumberInput } from '../../src/transport/input-header.js';
+import { decodeInput, encodeInput, readSmallInput, type SmallInput } from '../../src/transport/input-header.js';
 import { Wire, type WireMessage } from '../../src/ttg/wire.js';
 
 const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
@@ -86,23 +86,74 @@ describe('fixed input header', () => {
   });
 
   it('reads a number header in place, its phase bit apart, and no other kind of header', () => {
-    const into: NumberInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const into: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
     const bytes = encodeInput(input(-12, -0, 4_000_000_000, 65535))!.bytes;
     bytes[1] = bytes[1]! | 0x40;
     const before = bytes.slice();
-    expect(readNumberInput(bytes, into)).to.equal(true);
+    expect(readSmallInput(bytes, into)).to.equal(true);
     expect(into).to.deep.equal({ ttId: 4_000_000_000, terminal: 65535, key: -12, value: -0, phase: 0x40 });
     expect(Object.is(into.value, -0)).to.equal(true);
     expect(bytes).to.deep.equal(before);
-    expect(readNumberInput(encodeInput(input(1, new Float64Array(2)))!.bytes, into)).to.equal(false);
-    expect(readNumberInput(encode(input('k', 1)).bytes, into)).to.equal(false);
-    expect(readNumberInput(bytes.subarray(0, 23), into)).to.equal(false);
+    expect(readSmallInput(encodeInput(input(1, new Float64Array(2)))!.bytes, into)).to.equal(false);
+    expect(readSmallInput(encode(input('k', 1)).bytes, into)).to.equal(false);
+    expect(readSmallInput(bytes.subarray(0, 23), into)).to.equal(false);
+  });
+
+  it('carries a number or nothing to an integer or a tuple of up to four integers in a small header, read in place or decoded', () => {
+    const into: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const keys: unknown[] = [5, -7, 2 ** 53 - 1, [0], [1, -2], [3, 4, 5], [-(2 ** 53) + 1, 0, 9, 2 ** 40], [7, 7, 7, 7]];
+    const values: unknown[] = [undefined, 0, -0, NaN, -Infinity, 1e-300, 0.1 + 0.2];
+    for (const key of keys) {
+      for (const value of values) {
+        if (typeof key === 'number' && value !== undefined) continue; // the 24-byte number header
+        const m = input(key, value, 4_000_000_000, 65535);
+        const enc = encodeInput(m)!;
+        const n = Array.isArray(key) ? key.length : 1;
+        expect(enc.bytes.length, JSON.stringify(key)).to.equal(16 + 8 * n + (value === undefined ? 0 : 8));
+        expect(enc.parts).to.deep.equal([]);
+        const dec = decodeInput(enc.bytes, undefined)!;
+        expect(dec.msg[1]).to.deep.equal([[4_000_000_000, 65535, [key]]]);
+        expect(Object.is(dec.msg[2], value), String(value)).to.equal(true);
+        enc.bytes[1] = enc.bytes[1]! | 0x40;
+        expect(readSmallInput(enc.bytes, into)).to.equal(true);
+        expect(into.key).to.deep.equal(key);
+        expect(Object.is(into.value, value)).to.equal(true);
+        expect(into).to.include({ ttId: 4_000_000_000, terminal: 65535, phase: 0x40 });
+      }
+    }
+  });
+
+  it('leaves to msgpack the keys and values a small header cannot carry exactly', () => {
+    const holey = [1, , 3]; // eslint-disable-line no-sparse-arrays
+    const others: unknown[][] = [
+      [[1, 2, 3, 4, 5], undefined], [[], 1], [[1, -0], 1], [[1.5], undefined], [['a', 1], 1], [[1, [2]], 1],
+      [holey, 1], [[2 ** 53], 1], [[1, 2n], 1], [-0, undefined], [1.5, undefined], [[1, 2], null], [[1, 2], 'v'],
+      [[1, 2], true], [[1, 2], { a: 1 }], [[1, 2], 3n], [{ i: 1 }, 1],
+    ];
+    for (const [key, value] of others) expect(encodeInput(input(key, value)), `${String(key)} ${String(value)}`).to.equal(undefined);
+  });
+
+  it('names a damaged small header instead of misreading it, and does not read it in place', () => {
+    const into: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const bytes = encodeInput(input([1, 2], 3))!.bytes;
+    expect(bytes.length).to.equal(40);
+    expect(() => decodeInput(bytes.subarray(0, 32), undefined)).to.throw(/shape 10 has 40 bytes, this one 32/);
+    expect(readSmallInput(bytes.subarray(0, 32), into)).to.equal(false);
+    expect(() => decodeInput(bytes, [new ArrayBuffer(8)])).to.throw(/1 payload parts but its header names none/);
+    for (const shape of [5, 16, 0x80, 15]) {
+      const bad = bytes.slice();
+      bad[8] = shape;
+      expect(() => decodeInput(bad, undefined), String(shape)).to.throw(/small input header/);
+      expect(readSmallInput(bad, into)).to.equal(false);
+    }
+    expect(() => decodeInput(bytes.subarray(0, 6), undefined)).to.throw(/no valid shape/);
   });
 
   it('gives the scratch bytes when not asked for fresh ones, a copy otherwise', () => {
     const a = encodeInput(input(1, 2), false)!.bytes;
     const b = encodeInput(input(3, 4), false)!.bytes;
-    expect(a).to.equal(b);
+    expect(a.buffer).to.equal(b.buffer);
+    expect(a.byteOffset).to.equal(b.byteOffset);
     const c = encodeInput(input(1, 2))!.bytes;
     expect(c).to.not.equal(encodeInput(input(1, 2))!.bytes);
   });
