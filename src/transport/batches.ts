@@ -52,7 +52,7 @@ export class Batches {
   private readonly views: Array<DataView | undefined>;
   private flushQueued = false;
   /** Messages waiting, over all destinations. */
-  private waiting = 0;
+  private pending = 0;
   private readonly flushLater = (): void => {
     this.flushQueued = false;
     this.flushAll();
@@ -69,6 +69,11 @@ export class Batches {
     this.views = new Array<DataView | undefined>(size).fill(undefined);
     this.used = new Int32Array(size);
     this.counts = new Int32Array(size);
+  }
+
+  /** Messages waiting, over all destinations. */
+  get waiting(): number {
+    return this.pending;
   }
 
   /** Whether messages for `dest` wait. */
@@ -90,7 +95,7 @@ export class Batches {
     buf.set(header, o + 4);
     this.used[dest] = o + 4 + header.length;
     this.counts[dest]++;
-    this.waiting++;
+    this.pending++;
     if (this.used[dest]! >= this.limit) this.flush(dest);
     else if (!this.flushQueued) {
       this.flushQueued = true;
@@ -103,17 +108,12 @@ export class Batches {
     const count = this.counts[dest]!;
     if (count === 0) return;
     const used = this.used[dest]!;
-    this.waiting -= count;
+    this.pending -= count;
     this.counts[dest] = 0;
     this.used[dest] = BATCH_HEAD.length;
     const buf = this.buffers[dest]!;
     // alone, a message travels as it always did
     this.send(dest, count === 1 ? buf.subarray(BATCH_HEAD.length + 4, used) : buf.subarray(0, used), count);
-  }
-
-  /** Sends what waits, if anything (after each task: the next may be long, and a receiver may wait for these). */
-  flushAny(): void {
-    if (this.waiting !== 0) this.flushAll();
   }
 
   /** Sends what waits for every rank. */

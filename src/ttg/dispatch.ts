@@ -16,7 +16,7 @@ export class Dispatch implements TransportHost {
     this.rt.scheduler.deliver(fn);
   }
 
-  afterEachTask(fn: (() => void) | undefined): void {
+  afterEachTask(fn: ((ran: object, next: object | undefined) => void) | undefined): void {
     this.rt.scheduler.afterTask = fn;
   }
 

@@ -36,6 +36,14 @@ export class ReadyTasks {
     return this.host.shift();
   }
 
+  /** The task {@link shift} would return now, left queued, or undefined when none is queued. */
+  peek(): Task | undefined {
+    if (this.feeding.size === 0) return this.host.peek();
+    const h = this.host.peek();
+    if (h === undefined || before(this.feeding.peek()!, h) || this.device()?.hungry() === true) return this.feeding.peek();
+    return h;
+  }
+
   /** The queued tasks in no particular order, at most `limit` of each queue. */
   *items(limit: number): IterableIterator<Task> {
     yield* this.host.items(limit);

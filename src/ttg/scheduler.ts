@@ -58,8 +58,11 @@ export class Scheduler {
   private readonly suspended = new SuspendedTasks();
   /** The task whose body code runs now (synchronously, from this scheduler), if any. */
   inBody: Task | undefined = undefined;
-  /** Called after each task the drain loop runs (the MPI transport sends the small messages the task left waiting). */
-  afterTask: (() => void) | undefined = undefined;
+  /**
+   * Called after each task the drain loop runs with the TTs of that task and of the next ready one
+   * (the MPI transport decides whether the small messages waiting leave now).
+   */
+  afterTask: ((ran: object, next: object | undefined) => void) | undefined = undefined;
 
   private readonly drainFn = () => this.drain();
   /** The device layer (set when the world starts). */
@@ -147,7 +150,7 @@ export class Scheduler {
     let t: Task | undefined;
     while ((t = q.shift()) !== undefined) {
       this.run(t);
-      this.afterTask?.();
+      this.afterTask?.(t.tt, q.peek()?.tt);
       if ((++n & 63) === 0 && performance.now() - start > this.sliceMs) {
         if (q.size !== 0) {
           this.scheduled = true;

@@ -14,8 +14,11 @@ export type ReduceOp = 'sum' | 'min' | 'max' | 'prod';
 export interface TransportHost {
   /** Runs `fn` (handing over a batch of messages), then at once the tasks it made ready. */
   batch(fn: () => void): void;
-  /** Has `fn` called after each task this rank runs (undefined: no longer). */
-  afterEachTask(fn: (() => void) | undefined): void;
+  /**
+   * Has `fn` called after each task this rank runs, with opaque tokens for the kind of that task
+   * and of the next ready one (undefined: none is ready); `fn` undefined: no longer.
+   */
+  afterEachTask(fn: ((ran: object, next: object | undefined) => void) | undefined): void;
   /**
    * A decoded Input, StreamSize, Finalize or Invoke message for this rank's tasks. Throws a
    * TtgError for a bad one; one for a TT not executable here yet waits for it.

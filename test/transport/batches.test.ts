@@ -49,14 +49,16 @@ describe('small messages in batches', () => {
     expect(inside(sent[1]!.header).map((m) => m[1])).to.deep.equal([3, 4]);
   });
 
-  it('flushAny sends what waits and nothing when nothing does; a microtask sends what was left', async () => {
+  it('counts what waits, flushAll sends it and nothing when nothing does; a microtask sends what was left', async () => {
     const { b, sent } = batches(2, 1024);
-    b.flushAny();
+    b.flushAll();
     expect(sent).to.deep.equal([]);
     b.add(0, msg(0x91, 5));
     b.add(0, msg(0x91, 6));
-    b.flushAny();
+    expect(b.waiting).to.equal(2);
+    b.flushAll();
     expect(sent.length).to.equal(1);
+    expect(b.waiting).to.equal(0);
     b.add(1, msg(0x91, 7));
     await Promise.resolve();
     expect(sent.map((s) => s.dest)).to.deep.equal([0, 1]);
