@@ -9,6 +9,11 @@ import { createRequire } from 'node:module';
 import { builtAddonPath, requireNative } from '../../src/native/addon.js';
 import { held } from './held.js';
 
+/** bench:irregular's patterns that have a plain-MPI form: a histogram of counters, an index-gather from a table. */
+export type IrregularKind = 'histogram' | 'gather';
+/** A message per record (`naive`) or per destination buffer of records (`buffered`, exstack-style). */
+export type IrregularVariant = 'naive' | 'buffered';
+
 /** The functions of ttg_bench.node. */
 export interface Baselines {
   /** Spins the calling thread for `ns` nanoseconds, announced to ttg_native as computation (Task Bench's kernel). */
@@ -29,6 +34,11 @@ export interface Baselines {
   allreduceJob(count: number, iters: number): unknown;
   /** Task Bench's stencil_1d in plain MPI, one column per rank, to run with {@link rawStencil}. */
   stencilJob(kernelNs: number, steps: number): unknown;
+  /**
+   * bench:irregular's histogram or index-gather in plain MPI, to run with {@link rawIrregular}.
+   * Throws a RangeError when a number is not a 32-bit integer, a TypeError for an unknown kind or variant.
+   */
+  irregularJob(kind: IrregularKind, variant: IrregularVariant, n: number, perRank: number, buffer: number): unknown;
 }
 
 interface BaselinesAddon extends Baselines {
@@ -61,6 +71,20 @@ export async function rawAllreduce(count: number, iters: number): Promise<number
 export async function rawStencil(kernelNs: number, steps: number): Promise<number> {
   const [seconds] = await onCommThread(baselines().stencilJob(kernelNs, steps));
   return seconds!;
+}
+
+/**
+ * bench:irregular's histogram or index-gather in plain MPI on ttg's comm thread; every rank calls it
+ * with the same arguments. Each rank makes `n` random picks among `perRank * size` entries (entry c
+ * on rank c % size) and sends the remote ones to their owners, a message each (`naive`) or in
+ * per-destination buffers of `buffer` records (`buffered`; replies too). `seconds` runs barrier to
+ * barrier; `check` is the rank's sum of its counters (histogram: the ranks' sums add up to
+ * n * size when right) or its requests answered wrongly or not at all (gather: 0 when right).
+ * Rejects when n < 0, perRank < 1 or, when buffered, buffer < 1.
+ */
+export async function rawIrregular(kind: IrregularKind, variant: IrregularVariant, n: number, perRank: number, buffer: number): Promise<{ seconds: number; check: number }> {
+  const [seconds, check] = await onCommThread(baselines().irregularJob(kind, variant, n, perRank, buffer));
+  return { seconds: seconds!, check: check! };
 }
 
 /** Runs `job` on ttg's comm thread. */

@@ -3,6 +3,8 @@
 // the C seams of ttg_seams.h, handed over once by attach(native.seams()).
 #include <napi.h>
 
+#include <climits>
+#include <cmath>
 #include <string>
 
 #include "../include/ttg_seams.h"
@@ -11,6 +13,7 @@
 #include "peaks.h"
 #if TTG_HAVE_MPI
 #include "allreduce_job.h"
+#include "irregular_job.h"
 #include "pingpong_job.h"
 #include "stencil_job.h"
 #endif
@@ -68,6 +71,15 @@ template <typename P>
 Napi::Value job_value(Napi::Env env, TtgCommJob* (*make)(const P&), const P& p) {
   return Napi::External<TtgCommJob>::New(env, make(p), [](Napi::Env, TtgCommJob* j) { ttg_bench::free_job<P>(j); });
 }
+
+// Argument i of `fn` as an int, or a RangeError: Int32Value would quietly wrap 2^32 + 5 into 5.
+int int_arg(const Napi::CallbackInfo& info, std::size_t i, const char* fn) {
+  const double v = info[i].IsNumber() ? info[i].As<Napi::Number>().DoubleValue() : NAN;
+  if (!(v >= INT_MIN && v <= INT_MAX) || v != std::floor(v)) {
+    throw Napi::RangeError::New(info.Env(), std::string("ttg_bench.") + fn + ": argument " + std::to_string(i) + " must be a 32-bit integer");
+  }
+  return static_cast<int>(v);
+}
 #endif
 
 // pingpongJob(peer, bytes, iters, verify): a job for ttg_native's commJob.
@@ -105,6 +117,27 @@ Napi::Value AllreduceJob(const Napi::CallbackInfo& info) {
 #endif
 }
 
+// irregularJob(kind, variant, n, perRank, buffer): a job for ttg_native's commJob.
+Napi::Value IrregularJob(const Napi::CallbackInfo& info) {
+#if TTG_HAVE_MPI
+  Napi::Env env = info.Env();
+  const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  const std::string variant = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "";
+  if ((kind != "histogram" && kind != "gather") || (variant != "naive" && variant != "buffered")) {
+    throw Napi::TypeError::New(env, "ttg_bench.irregularJob: kind is 'histogram' or 'gather', variant 'naive' or 'buffered'");
+  }
+  ttg_bench::IrregularParams p;
+  p.kind = kind == "histogram" ? ttg_bench::IrregularKind::Histogram : ttg_bench::IrregularKind::Gather;
+  p.buffered = variant == "buffered";
+  p.n = int_arg(info, 2, "irregularJob");
+  p.per_rank = int_arg(info, 3, "irregularJob");
+  p.buffer = int_arg(info, 4, "irregularJob");
+  return job_value(env, &ttg_bench::make_irregular_job, p);
+#else
+  throw Napi::Error::New(info.Env(), "ttg_bench.irregularJob: built without MPI");
+#endif
+}
+
 Napi::Value DevPeak(const Napi::CallbackInfo& info) {
   const int n = info[0].ToNumber().Int32Value(), iters = info[1].ToNumber().Int32Value();
   const int threads = info[2].ToNumber().Int32Value();
@@ -136,6 +169,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["pingpongJob"] = Napi::Function::New(env, PingpongJob, "pingpongJob");
   exports["allreduceJob"] = Napi::Function::New(env, AllreduceJob, "allreduceJob");
   exports["stencilJob"] = Napi::Function::New(env, StencilJob, "stencilJob");
+  exports["irregularJob"] = Napi::Function::New(env, IrregularJob, "irregularJob");
   exports["devPeak"] = Napi::Function::New(env, DevPeak, "devPeak");
   exports["lapackDpotrf"] = Napi::Function::New(env, LapackDpotrf, "lapackDpotrf");
   return exports;
