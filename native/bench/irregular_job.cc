@@ -18,11 +18,11 @@
 namespace ttg_bench {
 namespace {
 
-constexpr int kData = 1;   // histogram slots or gather requests
-constexpr int kLast = 2;   // the last message of kData to a destination, possibly empty
-constexpr int kReply = 3;  // gather replies
-constexpr int kWindow = 256;        // sends in flight at once
-constexpr int kChunk = 128;         // picks between two looks at what has arrived
+constexpr int kData = 1;             // histogram slots or gather requests
+constexpr int kLast = 2;             // the last message of kData to a destination, possibly empty
+constexpr int kReply = 3;            // gather replies
+constexpr std::size_t kWindow = 16;  // sends in flight at once
+constexpr int kChunk = 128;          // picks between two looks at what has arrived
 constexpr int kMaxBuffer = 1 << 20;  // records per buffer: a buffer's bytes stay within an int
 
 struct Request {
@@ -49,32 +49,31 @@ class Random {
   std::uint64_t x_;
 };
 
-// MPI_Isend of copies, at most kWindow in flight; the rest wait in a queue for progress().
+// MPI_Isend of copies, at most kWindow in flight, tested oldest first (a long array for
+// MPI_Testsome costs more than the sends); the rest wait in a queue for progress().
 class Sender {
  public:
-  explicit Sender(MPI_Comm comm) : comm_(comm), reqs_(kWindow, MPI_REQUEST_NULL), bufs_(kWindow), done_(kWindow) {
-    for (int i = kWindow - 1; i >= 0; --i) free_.push_back(i);
-  }
+  explicit Sender(MPI_Comm comm) : comm_(comm), reqs_(kWindow, MPI_REQUEST_NULL), bufs_(kWindow) {}
   void send(int dest, int tag, const char* data, std::size_t bytes) {
-    if (free_.empty() || !queue_.empty()) {
+    if (backed_up() || !queue_.empty()) {
       queue_.push_back(Queued{dest, tag, std::vector<char>(data, data + bytes)});
     } else {
       start(dest, tag, data, bytes);
     }
   }
   void progress() {
-    int n = 0;
-    MPI_Testsome(kWindow, reqs_.data(), &n, done_.data(), MPI_STATUSES_IGNORE);
-    for (int i = 0; i < n; ++i) free_.push_back(done_[static_cast<std::size_t>(i)]);
-    while (!free_.empty() && !queue_.empty()) {
+    for (int done = 1; tail_ < head_; ++tail_) {
+      MPI_Test(&reqs_[tail_ % kWindow], &done, MPI_STATUS_IGNORE);
+      if (done == 0) break;
+    }
+    for (; !backed_up() && !queue_.empty(); queue_.pop_front()) {
       const Queued& q = queue_.front();
       start(q.dest, q.tag, q.data.data(), q.data.size());
-      queue_.pop_front();
     }
   }
-  // No slot free: making more records would only lengthen the queue.
-  bool backed_up() const { return free_.empty(); }
-  bool idle() const { return queue_.empty() && free_.size() == static_cast<std::size_t>(kWindow); }
+  // Every slot in flight: making more records would only lengthen the queue.
+  bool backed_up() const { return head_ - tail_ == kWindow; }
+  bool idle() const { return queue_.empty() && head_ == tail_; }
 
  private:
   struct Queued {
@@ -82,16 +81,15 @@ class Sender {
     std::vector<char> data;
   };
   void start(int dest, int tag, const char* data, std::size_t bytes) {
-    const int s = free_.back();
-    free_.pop_back();
-    std::vector<char>& b = bufs_[static_cast<std::size_t>(s)];
+    std::vector<char>& b = bufs_[head_ % kWindow];
     b.assign(data, data + bytes);
-    MPI_Isend(b.data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &reqs_[static_cast<std::size_t>(s)]);
+    MPI_Isend(b.data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &reqs_[head_ % kWindow]);
+    ++head_;
   }
   MPI_Comm comm_;
   std::vector<MPI_Request> reqs_;
   std::vector<std::vector<char>> bufs_;
-  std::vector<int> done_, free_;
+  std::size_t head_ = 0, tail_ = 0;  // in flight: [tail_, head_), modulo kWindow
   std::deque<Queued> queue_;
 };
 
