@@ -9,16 +9,25 @@
  *   spread:      GEN [r] ──(k, v)──▶ SINK [k]        a task per send, keys spread over the ranks
  *
  * Counters, indices and keys are random (a fixed seed per rank); every count and every gathered
- * value is checked. Last line: `{ ranks, histogram_mups, hand_mups, gather_mrps, spread_msps,
- * ratio_2_to_1 }`, each figure `[1 rank, 2 ranks]` per rank (M updates, requests or sends per
- * second). Environment: BENCH_RUNS, BENCH_UPDATES (per rank, default 400,000), BENCH_REQUESTS
- * (per rank, 100,000), BENCH_SENDS (per rank, 100,000), TTG_AGGREGATE_BYTES.
+ * value is checked. At 2 ranks the histogram and the gather also run in plain MPI on ttg's comm
+ * thread (rawIrregular of bench/lib/baselines.ts), same shapes and sizes, checked alike: `naive`, a
+ * message per remote update or request (and per reply), and `buffered`, exstack-style buffers of
+ * MPI_BUFFER records per destination.
+ *
+ * Last line: `{ ranks, histogram_mups, hand_mups, gather_mrps, spread_msps, ratio_2_to_1, mpi,
+ * ttg_to_mpi }`: each ttg figure is `[1 rank, 2 ranks]` per rank (M updates, requests or sends per
+ * second); `mpi` holds the 2-rank plain-MPI figures per rank, `{ histogram_naive,
+ * histogram_buffered, gather_naive, gather_buffered }`, and `ttg_to_mpi` the 2-rank ttg figure of
+ * the natural form (histogram or gather) divided by each. Environment: BENCH_RUNS, BENCH_UPDATES
+ * (per rank, default 400,000), BENCH_REQUESTS (per rank, 100,000), BENCH_SENDS (per rank,
+ * 100,000), TTG_AGGREGATE_BYTES.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import * as ttg from 'ttg';
 
+import { rawIrregular, type IrregularKind, type IrregularVariant } from './lib/baselines.js';
 import { mpirunCommand } from './lib/mpirun.js';
 import { median } from './lib/stats.js';
 
@@ -28,16 +37,22 @@ const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 100_000);
 const SENDS = Number(process.env['BENCH_SENDS'] ?? 100_000);
 const COUNTERS_PER_RANK = 1000;
 const TABLE_PER_RANK = 10_000;
+/** Records per destination buffer of the buffered MPI baselines. */
+const MPI_BUFFER = 1024;
 
 type Figures = { histogram: number; hand: number; gather: number; spread: number };
 const NAMES: Array<keyof Figures> = ['histogram', 'hand', 'gather', 'spread'];
+type MpiName = `${IrregularKind}_${IrregularVariant}`;
+const MPI_NAMES: MpiName[] = ['histogram_naive', 'histogram_buffered', 'gather_naive', 'gather_buffered'];
+/** A run's line: the ttg figures, and at 2 ranks the plain-MPI ones as `mpi_<kind>_<variant>`. */
+type Line = Figures & Partial<Record<`mpi_${MpiName}`, number>>;
 
 if (process.env['OMPI_COMM_WORLD_SIZE'] === undefined) launch();
 else await measure();
 
 /** Runs this file at 1 and 2 ranks, alternated, and prints the medians. */
 function launch(): void {
-  const seen: Record<number, Figures[]> = { 1: [], 2: [] };
+  const seen: Record<number, Line[]> = { 1: [], 2: [] };
   for (let r = 0; r < RUNS; r++) {
     for (const np of [1, 2]) {
       const c = mpirunCommand(np, fileURLToPath(import.meta.url));
@@ -47,17 +62,28 @@ function launch(): void {
         process.stderr.write(`${run.stdout}\n${run.stderr}`);
         throw new Error(`bench:irregular at ${np} ranks failed (status ${run.status})`);
       }
-      seen[np]!.push(JSON.parse(line) as Figures);
+      seen[np]!.push(JSON.parse(line) as Line);
     }
   }
-  const med = (np: number, k: keyof Figures): number => Math.round(median(seen[np]!.map((f) => f[k])) * 1000) / 1000;
+  const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+  const med = (np: number, k: keyof Line): number => round3(median(seen[np]!.map((f) => f[k]!)));
   const out: Record<string, unknown> = { ranks: [1, 2] };
   console.log('per rank, M/s      1 rank   2 ranks   2/1');
   for (const k of NAMES) {
     out[`${k}_${k === 'gather' ? 'mrps' : k === 'spread' ? 'msps' : 'mups'}`] = [med(1, k), med(2, k)];
     console.log(`${k.padEnd(16)} ${med(1, k).toFixed(3).padStart(8)} ${med(2, k).toFixed(3).padStart(8)} ${(med(2, k) / med(1, k)).toFixed(3).padStart(6)}`);
   }
-  out['ratio_2_to_1'] = Object.fromEntries(NAMES.map((k) => [k, Math.round((med(2, k) / med(1, k)) * 1000) / 1000]));
+  out['ratio_2_to_1'] = Object.fromEntries(NAMES.map((k) => [k, round3(med(2, k) / med(1, k))]));
+  console.log('plain MPI, 2 ranks, per rank, M/s   ttg/MPI');
+  const mpi: Record<string, number> = {};
+  const ttgToMpi: Record<string, number> = {};
+  for (const m of MPI_NAMES) {
+    mpi[m] = med(2, `mpi_${m}`);
+    ttgToMpi[m] = round3(med(2, m.startsWith('histogram') ? 'histogram' : 'gather') / mpi[m]!);
+    console.log(`mpi_${m.padEnd(20)} ${mpi[m]!.toFixed(3).padStart(8)} ${ttgToMpi[m]!.toFixed(3).padStart(9)}`);
+  }
+  out['mpi'] = mpi;
+  out['ttg_to_mpi'] = ttgToMpi;
   console.log(JSON.stringify(out));
 }
 
@@ -183,6 +209,23 @@ async function measure(): Promise<void> {
     await check('the spread sends', sunk, (SENDS / scale) * size);
     if (!warm) Object.assign(figures, { histogram: UPDATES / th / 1e6, hand: UPDATES / ta / 1e6, gather: REQUESTS / tg / 1e6, spread: SENDS / ts / 1e6 });
   }
-  if (rank === 0) console.log(JSON.stringify(figures));
+  const line: Line = { ...figures };
+  if (size === 2) {
+    for (const m of MPI_NAMES) {
+      const [kind, variant] = m.split('_') as [IrregularKind, IrregularVariant];
+      const n = kind === 'histogram' ? UPDATES : REQUESTS;
+      const perRank = kind === 'histogram' ? COUNTERS_PER_RANK : TABLE_PER_RANK;
+      let seconds = 0;
+      for (const warm of [true, false]) {
+        const picks = warm ? Math.floor(n / 10) : n;
+        const run = await rawIrregular(kind, variant, picks, perRank, MPI_BUFFER);
+        // histogram: the counters of all ranks; gather: the requests answered wrongly or not at all
+        await check(`plain MPI ${m}`, run.check, kind === 'histogram' ? picks * size : 0);
+        seconds = run.seconds;
+      }
+      line[`mpi_${m}`] = n / seconds / 1e6;
+    }
+  }
+  if (rank === 0) console.log(JSON.stringify(line));
   await ttg.finalize();
 }
