@@ -42,7 +42,7 @@ class Random {
   explicit Random(int rank) : x_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(rank + 1)) {}
   int below(int range) {
     x_ = x_ * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<int>((x_ >> 33) % static_cast<std::uint64_t>(range));
+    return static_cast<int>(static_cast<std::uint32_t>(x_ >> 33) % static_cast<std::uint32_t>(range));
   }
 
  private:
