@@ -53,6 +53,8 @@ export class Batches {
   private flushQueued = false;
   /** Messages waiting, over all destinations. */
   private pending = 0;
+  /** Messages ever added. */
+  private adds = 0;
   private readonly flushLater = (): void => {
     this.flushQueued = false;
     this.flushAll();
@@ -76,6 +78,11 @@ export class Batches {
     return this.pending;
   }
 
+  /** Messages ever added (a count that only grows). */
+  get added(): number {
+    return this.adds;
+  }
+
   /** Whether messages for `dest` wait. */
   has(dest: number): boolean {
     return this.counts[dest] !== 0;
@@ -96,6 +103,7 @@ export class Batches {
     this.used[dest] = o + 4 + header.length;
     this.counts[dest]++;
     this.pending++;
+    this.adds++;
     if (this.used[dest]! >= this.limit) this.flush(dest);
     else if (!this.flushQueued) {
       this.flushQueued = true;
