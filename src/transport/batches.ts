@@ -27,8 +27,11 @@ export function isBatch(header: Uint8Array): boolean {
   return header[0] === BATCH_HEAD[0] && header[1] === BATCH_HEAD[1];
 }
 
-/** Calls `each` with every message header of `batch`, in the order they were sent. */
-export function forEachInBatch(batch: Uint8Array, each: (header: Uint8Array) => void): void {
+/**
+ * Calls `each` with every message header of `batch`, `batch[at, end)`, in the order they were sent
+ * (the bounds, not a subarray: most small messages are read in place).
+ */
+export function forEachInBatch(batch: Uint8Array, each: (batch: Uint8Array, at: number, end: number) => void): void {
   const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
   let o = BATCH_HEAD.length;
   while (o < batch.length) {
@@ -36,7 +39,7 @@ export function forEachInBatch(batch: Uint8Array, each: (header: Uint8Array) => 
     const n = view.getUint32(o, true);
     o += 4;
     if (o + n > batch.length) throw new Error(`a batch of ${batch.length} bytes holds a message of ${n} bytes at ${o}`);
-    each(batch.subarray(o, o + n));
+    each(batch, o, o + n);
     o += n;
   }
 }

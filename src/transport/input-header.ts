@@ -38,6 +38,8 @@ const u8 = new Uint8Array(scratch);
 const u16 = new Uint16Array(scratch);
 const u32 = new Uint32Array(scratch);
 const f64 = new Float64Array(scratch);
+/** Views of the scratch's first 8 * i bytes: a header handed out as scratch costs no allocation. */
+const heads = Array.from({ length: MAX_BYTES / 8 + 1 }, (_, i) => new Uint8Array(scratch, 0, 8 * i));
 
 /** Wire code of `v`'s class when `v` is a plain typed array of one of the classes in TYPED. */
 function typedCode(v: unknown): number {
@@ -53,17 +55,41 @@ export function encodeInput(msg: WireMessage, fresh = true): EncodedMessage | un
   if (msg[0] !== Wire.Input || msg[1].length !== 1) return undefined;
   const [ttId, terminal, keys] = msg[1][0]!;
   if (keys.length !== 1) return undefined;
-  if (!(ttId >= 0 && ttId <= 0xffffffff && terminal >= 0 && terminal <= 0xffff)) return undefined;
   const key = keys[0];
   const value = msg[2];
-  if (typeof key !== 'number') return Array.isArray(key) ? small(terminal, ttId, key, value, fresh) : undefined;
-  if (!isIntegerKey(key)) return undefined;
-  if (typeof value === 'number') return header(NUMBER, terminal, ttId, key, value, [], fresh);
-  if (value === undefined) return small(terminal, ttId, key, value, fresh);
+  if (typeof value === 'number' || value === undefined) {
+    const bytes = encodeSmallInput(ttId, terminal, key, value);
+    return bytes === undefined ? undefined : { bytes: fresh ? bytes.slice() : bytes, parts: [], plain: true };
+  }
+  if (!isIntegerKey(key) || !fitsTarget(ttId, terminal)) return undefined;
   const code = typedCode(value);
   // a moved (detached) array goes the codec's way, which refuses it with E_MOVED
   if (code < 0 || (value as ArrayBufferView).byteLength === 0) return undefined;
-  return header(code, terminal, ttId, key, (value as Float64Array).length, [value as ArrayBufferView], fresh);
+  head(code, terminal, ttId, key, (value as Float64Array).length);
+  const bytes = heads[BYTES / 8]!;
+  return { bytes: fresh ? bytes.slice() : bytes, parts: [value as ArrayBufferView], plain: true };
+}
+
+/**
+ * The fixed header of `[Input, [[ttId, terminal, [key]]], value]` for a number or nothing, in
+ * this module's scratch (valid until the next call), or undefined when it does not fit one.
+ */
+export function encodeSmallInput(ttId: number, terminal: number, key: unknown, value: number | undefined): Uint8Array | undefined {
+  if (!fitsTarget(ttId, terminal)) return undefined;
+  if (typeof key === 'number') {
+    if (!isIntegerKey(key)) return undefined;
+    if (value !== undefined) {
+      head(NUMBER, terminal, ttId, key, value);
+      return heads[BYTES / 8];
+    }
+  } else if (!Array.isArray(key)) {
+    return undefined;
+  }
+  return small(terminal, ttId, key, value);
+}
+
+function fitsTarget(ttId: number, terminal: number): boolean {
+  return ttId >= 0 && ttId <= 0xffffffff && terminal >= 0 && terminal <= 0xffff;
 }
 
 /** Integers only: every one of them survives the f64 unchanged (and -0 stays msgpack's business). */
@@ -71,10 +97,9 @@ function isIntegerKey(k: unknown): k is number {
   return typeof k === 'number' && Number.isSafeInteger(k) && !Object.is(k, -0);
 }
 
-/** A small header for `key` (an integer or an array) and `value`, or undefined when they do not fit one. */
-function small(terminal: number, ttId: number, key: number | unknown[], value: unknown, fresh: boolean): EncodedMessage | undefined {
-  const hasNumber = typeof value === 'number';
-  if (!hasNumber && value !== undefined) return undefined;
+/** A small header for `key` (an integer or an array) and `value`, in the scratch, or undefined when they do not fit one. */
+function small(terminal: number, ttId: number, key: number | unknown[], value: number | undefined): Uint8Array | undefined {
+  const hasNumber = value !== undefined;
   let n = 0;
   if (typeof key === 'number') {
     f64[2] = key;
@@ -95,40 +120,39 @@ function small(terminal: number, ttId: number, key: number | unknown[], value: u
   u32[1] = ttId;
   f64[1] = 0;
   u8[8] = n | (hasNumber ? HAS_NUMBER : 0);
-  const bytes = u8.subarray(0, end + (hasNumber ? 8 : 0));
-  return { bytes: fresh ? bytes.slice() : bytes, parts: [], plain: true };
+  return heads[(end + (hasNumber ? 8 : 0)) / 8]!;
 }
 
-function header(code: number, terminal: number, ttId: number, key: number, last: number, parts: ArrayBufferView[], fresh: boolean): EncodedMessage {
+function head(code: number, terminal: number, ttId: number, key: number, last: number): void {
   u8[0] = MARK;
   u8[1] = code;
   u16[1] = terminal;
   u32[1] = ttId;
   f64[1] = key;
   f64[2] = last;
-  const bytes = u8.subarray(0, BYTES);
-  return { bytes: fresh ? bytes.slice() : bytes, parts, plain: true };
 }
 
 /** A number or nothing for one task, as {@link readSmallInput} reads it (one object, reused). */
 export interface SmallInput { ttId: number; terminal: number; key: unknown; value: number | undefined; phase: number }
 
 /**
- * Reads a fixed header that carries a number or nothing (no payload) into `into` (its phase bit
- * apart, the header left as it is); false when `bytes` is another kind of header, or a damaged
- * one (the general path names what is wrong). Allocates only a tuple key: the hot path of a batch.
+ * Reads a fixed header that carries a number or nothing (no payload), `bytes[at, end)`, into
+ * `into` (its phase bit apart, the header left as it is); false when it is another kind of
+ * header, or a damaged one (the general path names what is wrong). Allocates only a tuple key:
+ * the hot path of a batch.
  */
-export function readSmallInput(bytes: Uint8Array, into: SmallInput): boolean {
-  if (bytes[0] !== MARK) return false;
-  const code = bytes[1]! & ~PHASE_BIT;
+export function readSmallInput(bytes: Uint8Array, into: SmallInput, at = 0, end = bytes.length): boolean {
+  if (bytes[at] !== MARK) return false;
+  const length = end - at;
+  const code = bytes[at + 1]! & ~PHASE_BIT;
   if (code === NUMBER) {
-    if (bytes.length !== BYTES) return false;
-    u8.set(bytes);
+    if (length !== BYTES) return false;
+    copyIn(bytes, at, length);
     into.key = f64[1]!;
     into.value = f64[2]!;
   } else if (code === SMALL) {
-    if (bytes.length < 24 || bytes.length !== smallBytes(bytes[8]!)) return false;
-    u8.set(bytes);
+    if (length < 24 || length !== smallBytes(bytes[at + 8]!)) return false;
+    copyIn(bytes, at, length);
     readSmall(into);
   } else {
     return false;
@@ -137,6 +161,11 @@ export function readSmallInput(bytes: Uint8Array, into: SmallInput): boolean {
   into.terminal = u16[1]!;
   into.ttId = u32[1]!;
   return true;
+}
+
+/** Copies `length` bytes of `bytes` from `at` into the scratch (a loop: a subarray would allocate). */
+function copyIn(bytes: Uint8Array, at: number, length: number): void {
+  for (let i = 0; i < length; i++) u8[i] = bytes[at + i]!;
 }
 
 /** The length of a small header of `shape`, or -1 for a shape no small header has. */

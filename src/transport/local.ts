@@ -35,6 +35,10 @@ export class LocalTransport implements Transport {
     throw new Error('the local transport has no other rank to send to');
   }
 
+  sendValue(): void {
+    throw new Error('the local transport has no other rank to send to');
+  }
+
   sendControl(): void {
     throw new Error('the local transport has no other rank to send to');
   }

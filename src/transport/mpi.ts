@@ -14,7 +14,7 @@ import { FlushTiming } from './flush-timing.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
-import { decodeInput, encodeInput, readSmallInput, type SmallInput } from './input-header.js';
+import { decodeInput, encodeInput, encodeSmallInput, readSmallInput, type SmallInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
@@ -48,6 +48,9 @@ const FENCE: CallSignature = [CallKind.Fence, -1, -1, -1, -1];
 const FINALIZE: CallSignature = [CallKind.Finalize, -1, -1, -1, -1];
 
 const REDUCE_CODES: Record<ReduceOp, ReduceOpCode> = { sum: ReduceOpCode.Sum, min: ReduceOpCode.Min, max: ReduceOpCode.Max, prod: ReduceOpCode.Prod };
+
+/** No payload parts. */
+const NO_PARTS: ArrayBufferView[] = [];
 
 /** Transport of one world over the process's MPI endpoint. */
 export class MpiTransport implements Transport, WorldReceiver {
@@ -154,6 +157,23 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   rehearse(target: Target, value: unknown): void {
     rehearse(this.host, target, value, this.rank);
+  }
+
+  sendValue(dest: number, ttId: number, terminal: number, key: unknown, value: unknown, transfer: boolean): void {
+    const batches = this.batches;
+    // a number or nothing for a small key goes into the batch as it is written: no message, no
+    // targets, no copy (what ship does for it, minus the allocations)
+    if (batches !== undefined && (typeof value === 'number' || value === undefined) && !this.departures.busy(dest)) {
+      const bytes = encodeSmallInput(ttId, terminal, key, value);
+      if (bytes !== undefined) {
+        stampPhase(bytes, this.phase.bit);
+        this.sent++;
+        this.count(dest, bytes, NO_PARTS, 1);
+        batches.add(dest, bytes);
+        return;
+      }
+    }
+    this.sendInput(dest, [[ttId, terminal, [key]]], value, transfer);
   }
 
   sendInput(dest: number, targets: Target[], value: unknown, transfer: boolean): void {
@@ -594,9 +614,9 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   /** Small messages that travelled together: each handled as if it had come alone, in order. */
   private onBatch(src: number, batch: Uint8Array, sizes: Float64Array, id: number): void {
-    forEachInBatch(batch, (header) => {
+    forEachInBatch(batch, (bytes, at, end) => {
       try {
-        if (!this.smallNow(src, header)) this.onHeader(src, header, sizes, id, undefined, undefined, undefined);
+        if (!this.smallNow(src, bytes, at, end)) this.onHeader(src, bytes.subarray(at, end), sizes, id, undefined, undefined, undefined);
       } catch (e) {
         // one bad message fails the run; the others are still counted and handled
         this.onError(e);
@@ -609,9 +629,9 @@ export class MpiTransport implements Transport, WorldReceiver {
    * nothing would make it wait (another phase, the opening of this one, an earlier message of
    * `src` still receiving its payload, a trace); false when it must take the general path.
    */
-  private smallNow(src: number, header: Uint8Array): boolean {
+  private smallNow(src: number, batch: Uint8Array, at: number, end: number): boolean {
     const n = this.small;
-    if (!readSmallInput(header, n) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
+    if (!readSmallInput(batch, n, at, end) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
     try {
       this.host.acceptValue(n.ttId, n.terminal, n.key, n.value);
     } finally {

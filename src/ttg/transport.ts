@@ -93,6 +93,8 @@ export interface Transport {
    * consumed typed array) leaves its task for good, so its memory may be transferred.
    */
   sendInput(dest: number, targets: Target[], value: unknown, transfer: boolean): void;
+  /** `sendInput(dest, [[ttId, terminal, [key]]], value, transfer)`: one value for one task, the commonest send. */
+  sendValue(dest: number, ttId: number, terminal: number, key: unknown, value: unknown, transfer: boolean): void;
   /**
    * Encodes and decodes a delivery that stays on this rank as if it crossed ranks
    * (TTG_CHECK_SERIALIZE); throws E_SERIALIZE for what could not travel.

@@ -284,7 +284,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
     if (this.routed) {
       const owner = this.ownerOf(key);
       if (owner !== this.rt.rank) {
-        this.rt.transport!.sendInput(owner, [[this.id, idx, [key]]], value, transfer);
+        this.rt.transport!.sendValue(owner, this.id, idx, key, value, transfer);
         return;
       }
     }

@@ -18,7 +18,7 @@ function batches(size: number, limit: number): { b: Batches; sent: Sent[] } {
 const msg = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);
 const inside = (h: Uint8Array): number[][] => {
   const out: number[][] = [];
-  forEachInBatch(h, (m) => out.push(Array.from(m)));
+  forEachInBatch(h, (b, at, end) => out.push(Array.from(b.subarray(at, end))));
   return out;
 };
 

@@ -119,6 +119,14 @@ describe('fixed input header', () => {
         expect(into.key).to.deep.equal(key);
         expect(Object.is(into.value, value)).to.equal(true);
         expect(into).to.include({ ttId: 4_000_000_000, terminal: 65535, phase: 0x40 });
+        // read in place inside a larger buffer (a batch), from its bounds
+        const batch = new Uint8Array(enc.bytes.length + 9).fill(0xc1);
+        batch.set(enc.bytes, 5);
+        into.key = into.value = undefined;
+        expect(readSmallInput(batch, into, 5, 5 + enc.bytes.length)).to.equal(true);
+        expect(into.key).to.deep.equal(key);
+        expect(Object.is(into.value, value)).to.equal(true);
+        expect(readSmallInput(batch, into, 5, 4 + enc.bytes.length)).to.equal(false);
       }
     }
   });
