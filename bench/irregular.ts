@@ -1,7 +1,9 @@
 /**
  * Fine-grained irregular work across ranks, written the natural ttg way (`npm run -s
  * bench:irregular`): the launcher runs itself under `mpirun -np 1` and `-np 2`, alternated, and
- * prints per rank rates, medians of BENCH_RUNS rounds (default 3), and the 2-rank/1-rank ratios.
+ * prints per rank rates, medians of BENCH_RUNS processes (default 3) of the medians of BENCH_ROUNDS
+ * timed rounds each (default 3, after one warm-up round of a tenth of the size), and the
+ * 2-rank/1-rank ratios.
  *
  *   histogram:   GEN [r] ──(k, 1)──▶ COUNT [k]       a reducing input (+) per counter, ending at the fence
  *   hand:        GEN [r] ──Int32Array of counters──▶ BUCKET [r, dst]   the same, aggregated by the program
@@ -18,7 +20,7 @@
  * ttg_to_mpi }`: each ttg figure is `[1 rank, 2 ranks]` per rank (M updates, requests or sends per
  * second); `mpi` holds the 2-rank plain-MPI figures per rank, `{ histogram_naive,
  * histogram_buffered, gather_naive, gather_buffered }`, and `ttg_to_mpi` the 2-rank ttg figure of
- * the natural form (histogram or gather) divided by each. Environment: BENCH_RUNS, BENCH_UPDATES
+ * the natural form (histogram or gather) divided by each. Environment: BENCH_RUNS, BENCH_ROUNDS, BENCH_UPDATES
  * (per rank, default 400,000), BENCH_REQUESTS (per rank, 100,000), BENCH_SENDS (per rank,
  * 100,000), TTG_AGGREGATE_BYTES.
  */
@@ -32,6 +34,8 @@ import { mpirunCommand } from './lib/mpirun.js';
 import { median } from './lib/stats.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
+/** Timed rounds of each pattern in one process, after its warm-up round. */
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const UPDATES = Number(process.env['BENCH_UPDATES'] ?? 400_000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 100_000);
 const SENDS = Number(process.env['BENCH_SENDS'] ?? 100_000);
@@ -191,9 +195,11 @@ async function measure(): Promise<void> {
     if (all !== want) throw new Error(`bench:irregular: ${what} is ${all}, expected ${want}`);
   };
 
-  // one untimed round of each first: the code is compiled before it is timed
-  const figures: Figures = { histogram: 0, hand: 0, gather: 0, spread: 0 };
-  for (const warm of [true, false]) {
+  // one untimed round of each first, a tenth of the size, then ROUNDS timed ones (medians): the
+  // first rounds of full size still run partly unoptimized code
+  const seen: Record<keyof Figures, number[]> = { histogram: [], hand: [], gather: [], spread: [] };
+  for (let round = 0; round <= ROUNDS; round++) {
+    const warm = round === 0;
     const scale = warm ? 10 : 1;
     counted = 0;
     const th = await timed(() => hgen.invoke(rank, UPDATES / scale));
@@ -207,23 +213,27 @@ async function measure(): Promise<void> {
     sunk = 0;
     const ts = await timed(() => sgen.invoke(rank, SENDS / scale));
     await check('the spread sends', sunk, (SENDS / scale) * size);
-    if (!warm) Object.assign(figures, { histogram: UPDATES / th / 1e6, hand: UPDATES / ta / 1e6, gather: REQUESTS / tg / 1e6, spread: SENDS / ts / 1e6 });
+    if (warm) continue;
+    seen.histogram.push(UPDATES / th / 1e6);
+    seen.hand.push(UPDATES / ta / 1e6);
+    seen.gather.push(REQUESTS / tg / 1e6);
+    seen.spread.push(SENDS / ts / 1e6);
   }
-  const line: Line = { ...figures };
+  const line: Line = { histogram: median(seen.histogram), hand: median(seen.hand), gather: median(seen.gather), spread: median(seen.spread) };
   if (size === 2) {
     for (const m of MPI_NAMES) {
       const [kind, variant] = m.split('_') as [IrregularKind, IrregularVariant];
       const n = kind === 'histogram' ? UPDATES : REQUESTS;
       const perRank = kind === 'histogram' ? COUNTERS_PER_RANK : TABLE_PER_RANK;
-      let seconds = 0;
-      for (const warm of [true, false]) {
-        const picks = warm ? Math.floor(n / 10) : n;
+      const rates: number[] = [];
+      for (let round = 0; round <= ROUNDS; round++) {
+        const picks = round === 0 ? Math.floor(n / 10) : n;
         const run = await rawIrregular(kind, variant, picks, perRank, MPI_BUFFER);
         // histogram: the counters of all ranks; gather: the requests answered wrongly or not at all
         await check(`plain MPI ${m}`, run.check, kind === 'histogram' ? picks * size : 0);
-        seconds = run.seconds;
+        if (round > 0) rates.push(n / run.seconds / 1e6);
       }
-      line[`mpi_${m}`] = n / seconds / 1e6;
+      line[`mpi_${m}`] = median(rates);
     }
   }
   if (rank === 0) console.log(JSON.stringify(line));
