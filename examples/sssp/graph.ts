@@ -64,25 +64,31 @@ export function randomGraph(n: number, degree: number, seed: number): Graph {
  * n uniform points in the unit square, an edge each way (each with its own weight in (0, 1])
  * between two points closer than r, with pi r^2 n = degree: about `degree` out-edges per vertex
  * away from the sides. Points are binned in cells of side at least r, so only neighbouring cells
- * are searched.
+ * are searched, and numbered in the order of their cells, column by column (as bale numbers its
+ * geometric graphs): neighbours have nearby numbers, so owning vertices in blocks
+ * (`--layout block`) gives each rank a strip of the square and few edges to other ranks.
  */
 export function geometricGraph(n: number, degree: number, seed: number): Graph {
   const rand = random01(seed);
-  const x = new Float64Array(n), y = new Float64Array(n);
+  const px = new Float64Array(n), py = new Float64Array(n);
   for (let v = 0; v < n; v++) {
-    x[v] = rand();
-    y[v] = rand();
+    px[v] = rand();
+    py[v] = rand();
   }
   const r = Math.sqrt(degree / (Math.PI * n));
   const cells = Math.max(1, Math.min(Math.floor(1 / r), Math.ceil(Math.sqrt(n))));
-  const cellOf = (v: number): number => Math.min(cells - 1, Math.floor(x[v]! * cells)) * cells + Math.min(cells - 1, Math.floor(y[v]! * cells));
-  // counting sort of the points by cell
+  const column = (c: number): number => Math.min(cells - 1, Math.floor(c * cells));
+  // counting sort of the points by cell; a point's position in that order is its vertex number
   const start = new Int32Array(cells * cells + 1);
-  for (let v = 0; v < n; v++) start[cellOf(v) + 1]!++;
+  for (let p = 0; p < n; p++) start[column(px[p]!) * cells + column(py[p]!) + 1]!++;
   for (let c = 0; c < cells * cells; c++) start[c + 1]! += start[c]!;
   const fill = start.slice(0, cells * cells);
-  const byCell = new Int32Array(n);
-  for (let v = 0; v < n; v++) byCell[fill[cellOf(v)]!++] = v;
+  const x = new Float64Array(n), y = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const v = fill[column(px[p]!) * cells + column(py[p]!)]!++;
+    x[v] = px[p]!;
+    y[v] = py[p]!;
+  }
 
   const offsets = new Int32Array(n + 1);
   let heads = new Int32Array(Math.max(16, Math.ceil(n * degree * 1.2)));
@@ -90,12 +96,11 @@ export function geometricGraph(n: number, degree: number, seed: number): Graph {
   let m = 0;
   const r2 = r * r;
   for (let v = 0; v < n; v++) {
-    const cx = Math.min(cells - 1, Math.floor(x[v]! * cells)), cy = Math.min(cells - 1, Math.floor(y[v]! * cells));
+    const cx = column(x[v]!), cy = column(y[v]!);
     for (let i = Math.max(0, cx - 1); i <= Math.min(cells - 1, cx + 1); i++) {
       for (let j = Math.max(0, cy - 1); j <= Math.min(cells - 1, cy + 1); j++) {
         const c = i * cells + j;
-        for (let p = start[c]!; p < start[c + 1]!; p++) {
-          const w = byCell[p]!;
+        for (let w = start[c]!; w < start[c + 1]!; w++) {
           const dx = x[w]! - x[v]!, dy = y[w]! - y[v]!;
           if (w === v || dx * dx + dy * dy >= r2) continue;
           if (m === heads.length) {

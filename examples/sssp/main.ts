@@ -9,7 +9,7 @@
  * Every rank generates the same graph from the seed (or reads the same Matrix Market file), so
  * only relaxations travel. With --check rank 0 runs Dijkstra and compares every distance bit for
  * bit (Infinity where no path leads). Prints a line, or one JSON object (--json): example, graph,
- * vertices, edges, ranks, delta, source, seconds, relaxations, improvements, reached, farthest, ok.
+ * vertices, edges, ranks, layout, delta, source, seconds, relaxations, improvements, reached, farthest, ok.
  */
 import { writeFileSync } from 'node:fs';
 
@@ -43,7 +43,9 @@ try {
 if (opts.source >= g.n) await refuse(`--source must be below the graph's ${g.n} vertices, got ${opts.source}`);
 const delta = opts.delta ?? defaultDelta(g);
 
-const sssp = make_sssp(g, delta, world);
+const n = g.n;
+const owner = opts.layout === 'block' ? (v: number): number => Math.floor((v * size) / n) : (v: number): number => v % size;
+const sssp = make_sssp(g, delta, owner, world);
 await world.fence();
 const t0 = performance.now();
 if (rank === 0) sssp.start(opts.source);
@@ -73,11 +75,11 @@ if (rank === 0) {
   const edges = g.heads.length;
   if (opts.json) {
     console.log(JSON.stringify({
-      example: 'sssp', graph, vertices: g.n, edges, ranks: size, delta, source: opts.source, seconds,
+      example: 'sssp', graph, vertices: g.n, edges, ranks: size, layout: opts.layout, delta, source: opts.source, seconds,
       relaxations, improvements, reached, farthest, ok,
     }));
   } else {
-    console.log(`sssp: ${graph} graph, ${g.n} vertices, ${edges} edges, delta ${delta.toPrecision(3)}, on ${size} rank(s): ${seconds.toFixed(3)} s, `
+    console.log(`sssp: ${graph} graph, ${g.n} vertices, ${edges} edges, delta ${delta.toPrecision(3)}, on ${size} rank(s) (${opts.layout}): ${seconds.toFixed(3)} s, `
       + `${relaxations} relaxations, ${improvements} improvements, ${reached} reached, farthest ${farthest.toPrecision(6)}`
       + `${ok === null ? '' : `, check ${ok ? 'ok' : `FAILED (${bad} distances differ)`}`}`);
   }

@@ -48,8 +48,8 @@ export interface Sssp {
   gather(): Promise<Float64Array | undefined>;
 }
 
-/** Builds the graph over `world` for `g`, vertices owned cyclically (v mod size), buckets of width `delta`. */
-export function make_sssp(g: Graph, delta: number, world: ttg.World): Sssp {
+/** Builds the graph over `world` for `g`, vertex v on rank `owner(v)`, buckets of width `delta`. */
+export function make_sssp(g: Graph, delta: number, owner: (v: number) => number, world: ttg.World): Sssp {
   const { rank, size } = world;
   const { n, offsets, heads, weights } = g;
   const tent = new Float64Array(n).fill(Infinity);
@@ -77,7 +77,7 @@ export function make_sssp(g: Graph, delta: number, world: ttg.World): Sssp {
       }
     }
   }, [relax], [relax], { name: 'RELAX', world });
-  body.set_procmap((key) => (key % n) % size);
+  body.set_procmap((key) => owner(key % n));
   body.set_priomap((key) => -Math.floor(key / n));
 
   const owned = new ttg.Edge<number, Float64Array>('owned');
@@ -88,16 +88,19 @@ export function make_sssp(g: Graph, delta: number, world: ttg.World): Sssp {
     start: (source) => body.invoke(keyOf(0, source), 0),
     counts,
     async gather() {
-      const mine = new Float64Array(Math.max(0, Math.ceil((n - rank) / size)));
-      for (let i = 0; i < mine.length; i++) mine[i] = tent[rank + i * size]!;
-      dist.in(0).send(rank, mine);
+      // this rank's vertices in increasing order: rank 0 deals them back out with `owner`
+      const mine: number[] = [];
+      for (let v = 0; v < n; v++) if (owner(v) === rank) mine.push(tent[v]!);
+      dist.in(0).send(rank, Float64Array.from(mine));
       world.execute();
       await world.fence();
       if (rank !== 0) return undefined;
       const all = new Float64Array(n);
-      for (let r = 0; r < size; r++) {
-        const part = dist.get(r)!;
-        for (let i = 0; i < part.length; i++) all[r + i * size] = part[i]!;
+      const parts = Array.from({ length: size }, (_, r) => dist.get(r)!);
+      const next = new Int32Array(size);
+      for (let v = 0; v < n; v++) {
+        const r = owner(v);
+        all[v] = parts[r]![next[r]!++]!;
       }
       return all;
     },
