@@ -1,9 +1,10 @@
 /**
  * Command-line options of the SSSP example:
- * `--vertices N --degree D --seed S --graph random|geometric --mtx FILE --layout cyclic|block --source V --delta Δ --out FILE --check --json --trace FILE`.
+ * `--vertices N --degree D --seed S --graph random|geometric --mtx FILE --layout cyclic|block --schedule phases|priorities --source V --delta Δ --out FILE --check --json --trace FILE`.
  */
 import { parseFlags } from '../common/flags.js';
 import type { CommonOptions } from '../common/setup.js';
+import type { Schedule } from './sssp.js';
 
 /** How the graph is made. */
 export type GraphKind = 'random' | 'geometric';
@@ -21,6 +22,7 @@ export interface Options extends CommonOptions {
   /** A Matrix Market file to read instead of generating a graph. */
   mtx: string | undefined;
   layout: Layout;
+  schedule: Schedule;
   /** The source vertex, 0-based. */
   source: number;
   /** Bucket width; undefined: the largest weight over the average out-degree (graph.ts). */
@@ -32,7 +34,7 @@ export interface Options extends CommonOptions {
 }
 
 const USAGE = `usage: sssp [--vertices N] [--degree D] [--seed S] [--graph random|geometric] [--mtx FILE] [--layout cyclic|block]
-            [--source V] [--delta DELTA] [--out FILE] [--check] [--json] [--trace FILE]
+            [--schedule phases|priorities] [--source V] [--delta DELTA] [--out FILE] [--check] [--json] [--trace FILE]
   shortest distances from vertex V (0-based) by delta-stepping with buckets of width DELTA (default:
   the largest weight / the average out-degree; Infinity: no buckets); the graph has N vertices and
   about N * D directed edges weighted in (0, 1], uniform ('random') or between points closer than a
@@ -44,12 +46,12 @@ const USAGE = `usage: sssp [--vertices N] [--degree D] [--seed S] [--graph rando
 /** Parses `argv`; throws with the usage text on anything it does not understand. */
 export function parseArgs(argv: readonly string[]): Options {
   const o = parseFlags<Options>(argv, {
-    vertices: 20_000, degree: 5, seed: 1, graph: 'random', mtx: undefined, layout: 'cyclic', source: 0, delta: undefined, out: undefined,
+    vertices: 20_000, degree: 5, seed: 1, graph: 'random', mtx: undefined, layout: 'cyclic', schedule: 'phases', source: 0, delta: undefined, out: undefined,
     check: false, json: false, trace: undefined, backend: undefined, workers: undefined, devices: undefined, memory: undefined,
   }, {
     bools: ['check', 'json'],
     ints: ['vertices', 'seed'],
-    strings: ['graph', 'mtx', 'layout', 'out', 'trace'],
+    strings: ['graph', 'mtx', 'layout', 'schedule', 'out', 'trace'],
     numbers: {
       degree: (d) => (d > 0 && Number.isFinite(d) ? undefined : 'a positive number'),
       delta: (d) => (d > 0 ? undefined : 'positive (Infinity: one bucket)'),
@@ -58,6 +60,7 @@ export function parseArgs(argv: readonly string[]): Options {
   }, USAGE);
   if (o.graph !== 'random' && o.graph !== 'geometric') throw new Error(`--graph must be random or geometric, got '${String(o.graph)}'\n${USAGE}`);
   if (o.layout !== 'cyclic' && o.layout !== 'block') throw new Error(`--layout must be cyclic or block, got '${String(o.layout)}'\n${USAGE}`);
+  if (o.schedule !== 'phases' && o.schedule !== 'priorities') throw new Error(`--schedule must be phases or priorities, got '${String(o.schedule)}'\n${USAGE}`);
   if (o.mtx === undefined && o.source >= o.vertices) throw new Error(`--source must be below --vertices (${o.vertices}), got ${o.source}\n${USAGE}`);
   if (o.mtx === undefined && o.vertices * o.degree >= 2 ** 31) throw new Error(`--vertices times --degree must be below 2^31 edges, got ${o.vertices * o.degree}\n${USAGE}`);
   return o;

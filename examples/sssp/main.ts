@@ -45,14 +45,13 @@ const delta = opts.delta ?? defaultDelta(g);
 
 const n = g.n;
 const owner = opts.layout === 'block' ? (v: number): number => Math.floor((v * size) / n) : (v: number): number => v % size;
-const sssp = make_sssp(g, delta, owner, world);
+const sssp = make_sssp(g, delta, owner, world, opts.schedule);
 await world.fence();
 const t0 = performance.now();
-if (rank === 0) sssp.start(opts.source);
-world.execute();
-await world.fence();
+await sssp.run(opts.source);
 const seconds = await world.allreduce((performance.now() - t0) / 1000, 'max');
 const [relaxations, improvements] = await world.allreduce(Float64Array.of(sssp.counts.relaxations, sssp.counts.improvements));
+const phases = sssp.counts.phases;
 
 const dist = await sssp.gather();
 let bad = 0, reached = 0, farthest = 0;
@@ -75,11 +74,11 @@ if (rank === 0) {
   const edges = g.heads.length;
   if (opts.json) {
     console.log(JSON.stringify({
-      example: 'sssp', graph, vertices: g.n, edges, ranks: size, layout: opts.layout, delta, source: opts.source, seconds,
-      relaxations, improvements, reached, farthest, ok,
+      example: 'sssp', graph, vertices: g.n, edges, ranks: size, layout: opts.layout, schedule: opts.schedule, delta, source: opts.source,
+      seconds, phases, relaxations, improvements, reached, farthest, ok,
     }));
   } else {
-    console.log(`sssp: ${graph} graph, ${g.n} vertices, ${edges} edges, delta ${delta.toPrecision(3)}, on ${size} rank(s) (${opts.layout}): ${seconds.toFixed(3)} s, `
+    console.log(`sssp: ${graph} graph, ${g.n} vertices, ${edges} edges, delta ${delta.toPrecision(3)}, on ${size} rank(s) (${opts.layout}, ${opts.schedule}): ${seconds.toFixed(3)} s in ${phases} phase(s), `
       + `${relaxations} relaxations, ${improvements} improvements, ${reached} reached, farthest ${farthest.toPrecision(6)}`
       + `${ok === null ? '' : `, check ${ok ? 'ok' : `FAILED (${bad} distances differ)`}`}`);
   }

@@ -27,38 +27,64 @@ import * as ttg from 'ttg';
 
 import type { Graph } from './graph.js';
 
+/** How buckets order the work: one phase per bucket (the default), or priorities in one phase. */
+export type Schedule = 'phases' | 'priorities';
+
 /** Work counted on this rank. */
 export interface Counts {
   /** Relaxations sent: tasks made, all but the first. */
   relaxations: number;
   /** Tasks that lowered their vertex's distance and relaxed its out-edges. */
   improvements: number;
+  /** Buckets run, each a phase ended by a fence (1 with priorities). */
+  phases: number;
 }
 
-/** The SSSP graph on one world (every rank builds it alike), ready to start. */
+/** The SSSP graph on one world (every rank builds it alike), ready to run. */
 export interface Sssp {
-  /** Starts the search from `source` (call it on one rank, then `execute` and `fence`). */
-  start(source: number): void;
+  /** Runs the search from `source` to its last fence (every rank calls it). */
+  run(source: number): Promise<void>;
   /** What this rank did since it was made. */
   readonly counts: Counts;
   /**
-   * After the search's fence: sends this rank's distances to rank 0 through the collector and
-   * fences; on rank 0, resolves to every vertex's distance (Infinity where unreached), elsewhere to undefined.
+   * After {@link run}: sends this rank's distances to rank 0 through the collector and fences; on
+   * rank 0, resolves to every vertex's distance (Infinity where unreached), elsewhere to undefined.
    */
   gather(): Promise<Float64Array | undefined>;
 }
 
-/** Builds the graph over `world` for `g`, vertex v on rank `owner(v)`, buckets of width `delta`. */
-export function make_sssp(g: Graph, delta: number, owner: (v: number) => number, world: ttg.World): Sssp {
+/** Relaxations this rank keeps for a later bucket: heads and distances. */
+interface Deferred { heads: number[]; dists: number[] }
+
+/**
+ * Builds the graph over `world` for `g`: vertex v on rank `owner(v)`, buckets of width `delta`,
+ * ordered as `schedule` says.
+ */
+export function make_sssp(g: Graph, delta: number, owner: (v: number) => number, world: ttg.World, schedule: Schedule = 'phases'): Sssp {
   const { rank, size } = world;
   const { n, offsets, heads, weights } = g;
   const tent = new Float64Array(n).fill(Infinity);
   /** Per own vertex: the distance its out-edges were relaxed with (a duplicate task of that distance does nothing). */
   const relaxedAt = new Float64Array(n).fill(Infinity);
-  const counts: Counts = { relaxations: 0, improvements: 0 };
+  const counts: Counts = { relaxations: 0, improvements: 0, phases: 0 };
   // the bucket is capped so that bucket * n + v stays a safe integer; above the cap only the order suffers
   const maxBucket = Math.floor((Number.MAX_SAFE_INTEGER - n) / n);
-  const keyOf = (d: number, v: number): number => Math.min(Math.floor(d / delta), maxBucket) * n + v;
+  const bucketOf = (d: number): number => Math.min(Math.floor(d / delta), maxBucket);
+  /** With priorities every bucket is open; in phases, the bucket of the running phase. */
+  let current = schedule === 'priorities' ? Infinity : 0;
+  const later = new Map<number, Deferred>();
+  /** The buckets of `later`, a binary min-heap. */
+  const laterBuckets: number[] = [];
+
+  const defer = (b: number, w: number, dw: number): void => {
+    let l = later.get(b);
+    if (l === undefined) {
+      later.set(b, l = { heads: [], dists: [] });
+      heapPush(laterBuckets, b);
+    }
+    l.heads.push(w);
+    l.dists.push(dw);
+  };
 
   const relax = new ttg.Edge<number, number>('relax');
   const body = ttg.make_tt((key: number, d: number, out) => {
@@ -72,21 +98,52 @@ export function make_sssp(g: Graph, delta: number, owner: (v: number) => number,
       const dw = d + weights[e]!;
       if (dw < tent[w]!) {
         tent[w] = dw;
-        counts.relaxations++;
-        out.send(0, keyOf(dw, w), dw);
+        const b = bucketOf(dw);
+        if (b > current) {
+          defer(b, w, dw);
+        } else {
+          counts.relaxations++;
+          out.send(0, b * n + w, dw);
+        }
       }
     }
   }, [relax], [relax], { name: 'RELAX', world });
   body.set_procmap((key) => owner(key % n));
-  body.set_priomap((key) => -Math.floor(key / n));
+  if (schedule === 'priorities') body.set_priomap((key) => -Math.floor(key / n));
 
   const owned = new ttg.Edge<number, Float64Array>('owned');
   const dist = ttg.make_collector(owned, { on: 0, name: 'DIST', world });
   ttg.make_graph_executable(body, dist);
 
   return {
-    start: (source) => body.invoke(keyOf(0, source), 0),
     counts,
+    async run(source) {
+      if (rank === 0) body.invoke(source, 0);
+      world.execute();
+      await world.fence();
+      counts.phases = 1;
+      for (;;) {
+        // the lowest bucket any rank deferred to opens next; its relaxations leave now, from the
+        // main program, so those to one rank travel together (a task's leave when it ends)
+        const next = await world.allreduce(laterBuckets.length === 0 ? Infinity : laterBuckets[0]!, 'min');
+        if (next === Infinity) return;
+        current = next;
+        counts.phases++;
+        const l = later.get(next);
+        if (l !== undefined) {
+          later.delete(next);
+          heapPop(laterBuckets);
+          for (let i = 0; i < l.heads.length; i++) {
+            const w = l.heads[i]!, dw = l.dists[i]!;
+            // a lower distance for w left this rank meanwhile (or, for its own w, arrived here)
+            if (dw !== tent[w]) continue;
+            counts.relaxations++;
+            body.in(0).send(next * n + w, dw);
+          }
+        }
+        await world.fence();
+      }
+    },
     async gather() {
       // this rank's vertices in increasing order: rank 0 deals them back out with `owner`
       const mine: number[] = [];
@@ -105,4 +162,31 @@ export function make_sssp(g: Graph, delta: number, owner: (v: number) => number,
       return all;
     },
   };
+}
+
+function heapPush(h: number[], x: number): void {
+  let i = h.length;
+  h.push(x);
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (h[p]! <= x) break;
+    h[i] = h[p]!;
+    i = p;
+  }
+  h[i] = x;
+}
+
+function heapPop(h: number[]): void {
+  const last = h.pop()!;
+  if (h.length === 0) return;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= h.length) break;
+    if (c + 1 < h.length && h[c + 1]! < h[c]!) c++;
+    if (h[c]! >= last) break;
+    h[i] = h[c]!;
+    i = c;
+  }
+  h[i] = last;
 }
