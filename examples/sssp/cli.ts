@@ -36,12 +36,13 @@ export interface Options extends CommonOptions {
 const USAGE = `usage: sssp [--vertices N] [--degree D] [--seed S] [--graph random|geometric] [--mtx FILE] [--layout cyclic|block]
             [--schedule phases|priorities] [--source V] [--delta DELTA] [--out FILE] [--check] [--json] [--trace FILE]
   shortest distances from vertex V (0-based) by delta-stepping with buckets of width DELTA (default:
-  the largest weight / the average out-degree; Infinity: no buckets); the graph has N vertices and
+  the largest weight / the average out-degree; Infinity: one bucket), a phase per bucket ended by a
+  fence, or (--schedule priorities) lower buckets first in one phase; the graph has N vertices and
   about N * D directed edges weighted in (0, 1], uniform ('random') or between points closer than a
   radius in the unit square ('geometric'), or comes from a Matrix Market coordinate file (row ->
   column, real, integer or pattern weights, general or symmetric); vertex v is on rank v mod ranks
-  (cyclic, as bale) or in blocks of consecutive vertices; --check compares every distance
-  with Dijkstra's on rank 0; --out writes the distances, one per line`;
+  (cyclic, as bale) or in blocks of consecutive vertices; --check compares every distance with
+  Dijkstra's on rank 0; --out writes the distances, one per line`;
 
 /** Parses `argv`; throws with the usage text on anything it does not understand. */
 export function parseArgs(argv: readonly string[]): Options {

@@ -2,14 +2,16 @@
  * Single-source shortest paths by delta-stepping, one task per relaxation: `npm run sssp`, or
  * `mpirun -np N node dist/examples/sssp/main.js --vertices 200000 --degree 5`.
  *
- *   RELAX [bucket, v] ──d + w──▶ RELAX [bucket', head]   (on head's owner, lowest bucket first;
- *        ▲ start: [0, source] with 0                      see sssp.ts)
- *   after the fence: distances ──▶ DIST [rank] (a collector on rank 0)
+ *   RELAX [b, v] ──d + w──▶ RELAX [b, head]     (same bucket: at once, on head's owner)
+ *        ▲      └─d + w──▶ kept for bucket c ──(phase c: sent from the main program)──▶ RELAX [c, head]
+ *        └─ [0, source] with 0                  (see sssp.ts; --schedule priorities: one phase)
+ *   after the last phase: distances ──▶ DIST [rank] (a collector on rank 0)
  *
- * Every rank generates the same graph from the seed (or reads the same Matrix Market file), so
- * only relaxations travel. With --check rank 0 runs Dijkstra and compares every distance bit for
- * bit (Infinity where no path leads). Prints a line, or one JSON object (--json): example, graph,
- * vertices, edges, ranks, layout, delta, source, seconds, relaxations, improvements, reached, farthest, ok.
+ * Every rank generates the same graph from the seed (or reads the same Matrix Market file, such
+ * as one bale's `sssp -D` wrote), so only relaxations travel. With --check rank 0 runs Dijkstra
+ * and compares every distance bit for bit (Infinity where no path leads). Prints a line, or one
+ * JSON object (--json): example, graph, vertices, edges, ranks, layout, schedule, delta, source,
+ * seconds, phases, relaxations, improvements, reached, farthest, ok.
  */
 import { writeFileSync } from 'node:fs';
 

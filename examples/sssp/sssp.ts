@@ -1,27 +1,40 @@
 /**
- * The SSSP example's task graph: one task per relaxation, delta-stepping's buckets as priorities.
+ * The SSSP example's task graph: one task per relaxation, delta-stepping's buckets as phases
+ * (default) or as priorities.
  *
- *   start ──▶ RELAX [bucket, v] ──relax (d + w to each head whose distance it lowers)──┐
- *                 ▲  on v's owner, lower buckets first                                 │
- *                 └────────────────────────────────────────────────────────────────────┘
- *   after the fence: each rank's distances ──owned──▶ DIST [rank] (a collector on rank 0)
+ *   run: RELAX [0, source] with 0
+ *         RELAX [b, v] ──d + w, same bucket b──▶ RELAX [b, head]        (on head's owner, at once)
+ *              │       ──d + w, later bucket c──▶ kept on this rank until phase c opens, then
+ *              │                                  sent from the main program ──▶ RELAX [c, head]
+ *   phases: fence ─▶ allreduce(lowest kept bucket) ─▶ send its relaxations ─▶ fence ─▶ ...
+ *   after the last phase: each rank's distances ──owned──▶ DIST [rank] (a collector on rank 0)
  *
  * A task carries a tentative distance d for vertex v. If d is lower than what v's owner knows,
  * v takes it and its out-edges are relaxed; otherwise the task ends at once. This is label
- * correcting: it converges to the shortest distances in any order, so correctness does not rest
- * on priorities, phases or message timing. The order only decides the wasted work, and that is
- * where delta-stepping comes in: a task's bucket is floor(d / Δ), its priority minus that, so each
- * rank runs its lowest bucket first (Dijkstra's order as Δ shrinks, a FIFO Bellman-Ford at Δ =
- * Infinity). Unlike bale's delta-stepping there is no barrier per bucket: ranks never wait for
- * each other, and a rank that runs ahead of the others only does some work twice.
+ * correcting: it converges to the shortest distances in any order, so correctness rests on no
+ * order, phase or message timing, only the wasted work does. Delta-stepping cuts that waste by
+ * running bucket floor(d / Δ) by bucket:
+ *
+ * - `phases`: a phase per bucket, ended by a fence (bale's delta-stepping reduces over the PEs
+ *   for the same reason: a bucket is done only when no rank has work in it and none is in
+ *   flight). A relaxation into a later bucket waits on the rank that made it, so a lower one
+ *   found meanwhile replaces it there, and at its phase the main program sends them all: those
+ *   for one rank leave together, in the transport's batches. Within a phase tasks send at once.
+ * - `priorities`: one phase, a task's priority minus its bucket, so each rank runs its lowest
+ *   bucket first. Ranks never wait for each other, but a rank that runs ahead of the others' late
+ *   relaxations does work twice, each relaxation is a message of its own task (a task's sends
+ *   leave when it ends), and the ready queue orders every task in a heap.
+ *
+ * With Δ = Infinity both are one FIFO phase (Bellman-Ford in no particular order); as Δ shrinks
+ * they approach Dijkstra's order, and `phases` pays a fence per bucket.
  *
  * The bucket travels in the key (bucket * n + v, one safe integer, rather than a tuple) because a
  * priomap sees only the key, and because a number sent to an integer key is the transport's
  * fixed 24-byte message, which travels in a batch with the others to that rank.
  *
  * Each rank keeps one array over all vertices: for its own vertices the lowest distance it knows,
- * for the others the lowest it has sent them. A relaxation that cannot lower that is not sent:
- * the head's owner already has (or will get) something at least as low.
+ * for the others the lowest it has sent (or kept for) them. A relaxation that cannot lower that is
+ * not sent: the head's owner already has (or will get) something at least as low.
  */
 import * as ttg from 'ttg';
 

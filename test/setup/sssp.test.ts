@@ -1,8 +1,9 @@
 /**
  * The sssp example end to end: hand-made graphs with known distances (disconnected pieces,
  * self-loops, parallel and zero-weight edges, a symmetric pattern file), generated graphs at
- * several bucket widths, on 1, 2 and 3 ranks; --check compares every distance with Dijkstra bit
- * for bit; bad options and bad files leave with status 2 and say what is wrong.
+ * several bucket widths, both schedules and both layouts, on 1, 2 and 3 ranks; --check compares
+ * every distance with Dijkstra bit for bit; bad options and bad files leave with status 2 and
+ * say what is wrong.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,8 +18,9 @@ import { mpirun } from '../../bench/lib/mpirun.js';
 const MAIN = fileURLToPath(new URL('../../examples/sssp/main.js', import.meta.url));
 
 interface SsspJson {
-  example: string; graph: string; vertices: number; edges: number; ranks: number; delta: number | null; source: number;
-  seconds: number; relaxations: number; improvements: number; reached: number; farthest: number; ok: boolean | null;
+  example: string; graph: string; vertices: number; edges: number; ranks: number; layout: string; schedule: string;
+  delta: number | null; source: number; seconds: number; phases: number; relaxations: number; improvements: number;
+  reached: number; farthest: number; ok: boolean | null;
 }
 
 function run(np: number, args: string[]): SsspJson {
@@ -86,10 +88,10 @@ describe('sssp example', function () {
     expect(r).to.include({ vertices: 1, edges: 3, reached: 1, farthest: 0, relaxations: 0, improvements: 1, ok: true });
   });
 
-  for (const delta of ['0.001', '0.3', 'Infinity']) {
-    it(`a random graph of 20,000 vertices with buckets of ${delta} on one rank`, () => {
-      const r = run(1, ['--vertices', '20000', '--degree', '5', '--seed', '7', '--delta', delta]);
-      expect(r).to.include({ vertices: 20000, edges: 100000, ok: true });
+  for (const [delta, schedule] of [['0.001', 'phases'], ['0.3', 'phases'], ['Infinity', 'phases'], ['0.3', 'priorities']] as const) {
+    it(`a random graph of 20,000 vertices with buckets of ${delta} on one rank, ${schedule}`, () => {
+      const r = run(1, ['--vertices', '20000', '--degree', '5', '--seed', '7', '--delta', delta, '--schedule', schedule]);
+      expect(r).to.include({ vertices: 20000, edges: 100000, schedule, ok: true });
       expect(r.reached).to.be.within(19000, 20000);
       // every reached vertex but the source came through a relaxation, and improved at least once
       expect(r.relaxations).to.be.at.least(r.reached - 1);
@@ -100,23 +102,25 @@ describe('sssp example', function () {
   it('a geometric graph on one rank, and the same distances at every bucket width', () => {
     const a = run(1, ['--graph', 'geometric', '--vertices', '5000', '--degree', '10']);
     const b = run(1, ['--graph', 'geometric', '--vertices', '5000', '--degree', '10', '--delta', 'Infinity']);
-    expect(a).to.include({ graph: 'geometric', ok: true });
-    expect(b).to.include({ reached: a.reached, farthest: a.farthest, ok: true });
+    expect(a).to.include({ graph: 'geometric', schedule: 'phases', ok: true });
+    expect(b).to.include({ reached: a.reached, farthest: a.farthest, phases: 1, ok: true });
     expect(a.reached).to.be.greaterThan(4000);
+    // a phase per bucket that got work (a far graph has many), one phase for the one bucket
+    expect(a.phases).to.be.greaterThan(10);
     // Bellman-Ford's order (one bucket) relaxes more than a narrow bucket's
     expect(b.improvements).to.be.greaterThan(a.improvements);
   });
 
-  for (const np of [2, 3]) {
-    it(`a random graph on ${np} ranks: the same distances as Dijkstra's`, () => {
+  for (const [np, more] of [[2, []], [2, ['--schedule', 'priorities']], [3, ['--layout', 'block']], [3, ['--schedule', 'priorities']]] as const) {
+    it(`a random graph on ${np} ranks${more.length === 0 ? '' : ` ${more.join(' ')}`}: the same distances as Dijkstra's`, () => {
       const one = run(1, ['--vertices', '4000', '--degree', '4', '--seed', '3']);
-      const r = run(np, ['--vertices', '4000', '--degree', '4', '--seed', '3']);
+      const r = run(np, ['--vertices', '4000', '--degree', '4', '--seed', '3', ...more]);
       expect(r).to.include({ ranks: np, vertices: 4000, edges: 16000, reached: one.reached, farthest: one.farthest, ok: true });
     });
   }
 
-  it('a geometric graph on 2 ranks and the hand-made files on 3', () => {
-    expect(run(2, ['--graph', 'geometric', '--vertices', '3000', '--degree', '10', '--source', '17'])).to.include({ ranks: 2, ok: true });
+  it('a geometric graph on 2 ranks in blocks and the hand-made files on 3', () => {
+    expect(run(2, ['--graph', 'geometric', '--vertices', '3000', '--degree', '10', '--source', '17', '--layout', 'block'])).to.include({ ranks: 2, layout: 'block', ok: true });
     expect(run(3, ['--mtx', pieces, '--source', '3'])).to.include({ ranks: 3, reached: 40, farthest: (40 * 41) / 2 - 3, ok: true });
     expect(run(3, ['--mtx', loops])).to.include({ ranks: 3, reached: 4, farthest: 0.375, ok: true });
   });
@@ -137,6 +141,8 @@ describe('sssp example', function () {
       [['--degree=-1'], /--degree must be a positive number/],
       [['--vertices', '0'], /--vertices must be a positive integer/],
       [['--graph', 'grid'], /--graph must be random or geometric/],
+      [['--schedule', 'fifo'], /--schedule must be phases or priorities/],
+      [['--layout', 'round'], /--layout must be cyclic or block/],
       [['--vertices', '5', '--source', '5'], /--source must be below --vertices/],
       [['--mtx', join(dir, 'missing.mtx')], /--mtx .*missing\.mtx/],
       [['--mtx', bad], /negative\.mtx:5: weight must be a finite number at least 0/],
