@@ -136,8 +136,8 @@ export function make_sssp(g: Graph, delta: number, owner: (v: number) => number,
       await world.fence();
       counts.phases = 1;
       for (;;) {
-        // the lowest bucket any rank deferred to opens next; its relaxations leave now, from the
-        // main program, so those to one rank travel together (a task's leave when it ends)
+        // the lowest bucket any rank kept relaxations for opens next; they leave now, from the
+        // main program, so those for one rank travel together (a task's sends leave when it ends)
         const next = await world.allreduce(laterBuckets.length === 0 ? Infinity : laterBuckets[0]!, 'min');
         if (next === Infinity) return;
         current = next;
