@@ -3,7 +3,8 @@
  * (src/ttg/summary.ts) four times a second over the runtime's own messages, outside termination
  * detection; rank 0 merges them (dashboard-state.ts) and serves the page (dashboard-page.ts), the
  * merged state as JSON and the chart library with `node:http`. It binds 127.0.0.1 unless a host is
- * given; then every request needs the token it prints on stderr. Off unless asked for: nothing runs.
+ * given; then every request needs the token it prints on stderr. Every request is checked before
+ * a route sees it (dashboard-guard.ts). Off unless asked for: nothing runs.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -13,6 +14,7 @@ import type { Runtime } from '../ttg/runtime.js';
 import { Summarizer, type RankSummary } from '../ttg/summary.js';
 import { SUMMARY_MS } from '../ttg/task-sampler.js';
 import { uplotFiles } from '../ttg/uplot-files.js';
+import { guarded, guardServer, SERVER_OPTIONS } from './dashboard-guard.js';
 import { dashboardPage } from './dashboard-page.js';
 import { DashboardState } from './dashboard-state.js';
 import { deviceNotes } from './device-notes.js';
@@ -31,19 +33,15 @@ async function serve(state: DashboardState, at: { host: string; port: number }, 
   const token = LOCAL.has(at.host) ? undefined : randomBytes(16).toString('hex');
   const uplot = uplotFiles();
   const page = dashboardPage(token === undefined ? '' : `?token=${token}`);
-  const server = createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://x');
-    if (token !== undefined && u.searchParams.get('token') !== token) {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end('ttg dashboard: this page needs the token printed on stderr (?token=...)\n');
-      return;
-    }
+  const server = createServer(SERVER_OPTIONS, guarded({ token }, (path, res) => {
     const send = (type: string, body: string): void => void res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
-    if (u.pathname === '/state') send('application/json', state.json());
-    else if (u.pathname === '/') send('text/html; charset=utf-8', page);
-    else if (u.pathname === '/uplot.js') send('text/javascript', uplot.js);
-    else if (u.pathname === '/uplot.css') send('text/css', uplot.css);
+    if (path === '/state') send('application/json', state.json());
+    else if (path === '/') send('text/html; charset=utf-8', page);
+    else if (path === '/uplot.js') send('text/javascript', uplot.js);
+    else if (path === '/uplot.css') send('text/css', uplot.css);
     else res.writeHead(404).end();
-  });
+  }));
+  guardServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(Errors.invalidArgument('TTG_DASHBOARD', `cannot serve on ${at.host}:${at.port}: ${e.message}`, { rank })));
     server.listen(at.port, at.host, () => resolve());
