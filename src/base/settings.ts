@@ -49,14 +49,17 @@ export function reportFile(): string | undefined {
 
 /**
  * TTG_DASHBOARD=[host:]port: where rank 0 serves the live dashboard (127.0.0.1 unless a host is
- * given; port 0: any free port), or undefined.
+ * given; port 0: any free port), or undefined. An IPv6 host comes in brackets, as in the URL
+ * printed (`[::1]:8080`); the host is returned without them, as `listen` takes it.
  */
 export function dashboardAddress(): { host: string; port: number } | undefined {
   const v = env('TTG_DASHBOARD');
   if (v === undefined || v === '') return undefined;
-  const m = /^(?:(.+):)?(\d+)$/.exec(v);
-  if (m === null || Number(m[2]) > 65535) throw Errors.invalidArgument('TTG_DASHBOARD', `must be [host:]port with a port in 0..65535, got '${v}'`);
-  return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
+  const m = /^(?:\[([^[\]]+)\]:|([^[\]]+):)?(\d+)$/.exec(v);
+  if (m === null || Number(m[3]) > 65535) {
+    throw Errors.invalidArgument('TTG_DASHBOARD', `must be [host:]port (an IPv6 host in brackets) with a port in 0..65535, got '${v}'`);
+  }
+  return { host: m[1] ?? m[2] ?? '127.0.0.1', port: Number(m[3]) };
 }
 
 /** Events are traced: for TTG_TRACE's file or TTG_REPORT's page. */

@@ -5,6 +5,7 @@
  * throws becomes a 500. Anything that can reach the port can send anything, so nothing here trusts
  * the request line, the headers or the body.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -30,9 +31,40 @@ export const SERVER_OPTIONS: ServerOptions = {
  */
 const MAX_BODY = 16 << 20;
 
-/** Who may ask: the token every request must carry, or none. */
+/** The names under which a dashboard with no token may be asked for (the Host header's host). */
+const LOCAL_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Who may ask: the token every request must carry, or none (then only local Host names). */
 export interface Gate {
   token: string | undefined;
+  /** The host the server listens on, as given (an IPv6 address without brackets). */
+  host: string;
+}
+
+/** A host as a URL writes it: an IPv6 address in brackets. */
+const bracketed = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/** `host:port`, with an IPv6 host in brackets (as in a URL). */
+export const hostPort = (host: string, port: number): string => `${bracketed(host)}:${port}`;
+
+/**
+ * Whether `given` is the token, in time that does not depend on where they differ: digests of
+ * both are compared, so their lengths never show either.
+ */
+export function sameToken(given: string, token: string): boolean {
+  const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(token));
+}
+
+/**
+ * Whether a Host header names this server by a local name and the port it was reached on. Without
+ * a token this is what stops DNS rebinding: a page of another site whose name now resolves to
+ * 127.0.0.1 still sends its own name as Host.
+ */
+export function localHost(header: string | undefined, host: string, port: number): boolean {
+  if (header === undefined) return false;
+  const h = header.toLowerCase();
+  return [...LOCAL_NAMES, bracketed(host).toLowerCase()].some((n) => h === `${n}:${port}` || (port === 80 && h === n));
 }
 
 /** A request's path if it may be served, else the refusal to send. */
@@ -50,7 +82,11 @@ function admit(req: IncomingMessage, gate: Gate): Verdict {
   } catch {
     return { status: 400, message: 'the request target is no URL' };
   }
-  if (gate.token !== undefined && url.searchParams.get('token') !== gate.token) {
+  if (gate.token === undefined) {
+    if (!localHost(req.headers.host, gate.host, req.socket.localPort ?? 0)) {
+      return { status: 421, message: 'this dashboard answers only to localhost, 127.0.0.1 or [::1] with its port' };
+    }
+  } else if (!sameToken(url.searchParams.get('token') ?? '', gate.token)) {
     return { status: 403, message: 'this page needs the token printed on stderr (?token=...)' };
   }
   if (hasBody(req)) return { status: 413, message: 'requests carry no body here' };

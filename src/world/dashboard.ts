@@ -3,8 +3,8 @@
  * (src/ttg/summary.ts) four times a second over the runtime's own messages, outside termination
  * detection; rank 0 merges them (dashboard-state.ts) and serves the page (dashboard-page.ts), the
  * merged state as JSON and the chart library with `node:http`. It binds 127.0.0.1 unless a host is
- * given; then every request needs the token it prints on stderr. Every request is checked before
- * a route sees it (dashboard-guard.ts). Off unless asked for: nothing runs.
+ * given; then every request needs the token it prints on stderr, else its Host header must be a
+ * local name (dashboard-guard.ts checks every request). Off unless asked for: nothing runs.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -14,7 +14,7 @@ import type { Runtime } from '../ttg/runtime.js';
 import { Summarizer, type RankSummary } from '../ttg/summary.js';
 import { SUMMARY_MS } from '../ttg/task-sampler.js';
 import { uplotFiles } from '../ttg/uplot-files.js';
-import { guarded, guardServer, SERVER_OPTIONS } from './dashboard-guard.js';
+import { guarded, guardServer, hostPort, SERVER_OPTIONS } from './dashboard-guard.js';
 import { dashboardPage } from './dashboard-page.js';
 import { DashboardState } from './dashboard-state.js';
 import { deviceNotes } from './device-notes.js';
@@ -33,7 +33,7 @@ async function serve(state: DashboardState, at: { host: string; port: number }, 
   const token = LOCAL.has(at.host) ? undefined : randomBytes(16).toString('hex');
   const uplot = uplotFiles();
   const page = dashboardPage(token === undefined ? '' : `?token=${token}`);
-  const server = createServer(SERVER_OPTIONS, guarded({ token }, (path, res) => {
+  const server = createServer(SERVER_OPTIONS, guarded({ token, host: at.host }, (path, res) => {
     const send = (type: string, body: string): void => void res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
     if (path === '/state') send('application/json', state.json());
     else if (path === '/') send('text/html; charset=utf-8', page);
@@ -43,12 +43,12 @@ async function serve(state: DashboardState, at: { host: string; port: number }, 
   }));
   guardServer(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e) => reject(Errors.invalidArgument('TTG_DASHBOARD', `cannot serve on ${at.host}:${at.port}: ${e.message}`, { rank })));
+    server.once('error', (e) => reject(Errors.invalidArgument('TTG_DASHBOARD', `cannot serve on ${hostPort(at.host, at.port)}: ${e.message}`, { rank })));
     server.listen(at.port, at.host, () => resolve());
   });
   server.unref();
   const port = (server.address() as { port: number }).port;
-  return { server, url: `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}/${token === undefined ? '' : `?token=${token}`}` };
+  return { server, url: `http://${hostPort(at.host, port)}/${token === undefined ? '' : `?token=${token}`}` };
 }
 
 /** Starts the dashboard's part on this rank; on rank 0 also the server (resolves once it listens). */

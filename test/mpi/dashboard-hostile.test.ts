@@ -2,14 +2,21 @@
  * The live dashboard's server (src/world/dashboard.ts, dashboard-guard.ts) against whatever can
  * reach its port, at 2 ranks while a graph runs: malformed, oversized and hostile requests get a
  * 4xx (garbage may just be cut off), connections left open do not hold the run, and the run ends
- * with its result. The requests are raw bytes (raw-http.ts).
+ * with its result; without a token only local Host names are answered (DNS rebinding); an IPv6
+ * host in brackets serves. The requests are raw bytes (raw-http.ts).
  */
+import { spawnSync } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
 import { expect } from 'chai';
 
 import { within } from '../helpers.js';
 import { startDashboardRun as start } from './dashboard-run.js';
 import { resultLines } from './rank-results.js';
 import { exchange, get, holdOpen, type RawAnswer } from './raw-http.js';
+
+const BAD = fileURLToPath(new URL('../mpi/dashboard-bad.js', import.meta.url));
 
 /** STEP's count over the ranks in the dashboard's state. */
 async function stepsCounted(url: string): Promise<number> {
@@ -65,6 +72,8 @@ function corpus(port: number): Hostile[] {
     { name: 'HTTP/0.9, then the end', bytes: 'GET /\r\n', end: true, want: 400 },
     { name: 'a request line cut short, then the end', bytes: 'GET / HT', end: true, want: 400 },
     { name: 'the HTTP/2 preface', bytes: 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', want: 400 },
+    { name: 'HTTP/1.0 without Host', bytes: 'GET /state HTTP/1.0\r\n\r\n', want: 421 },
+    { name: 'a foreign Host', bytes: get('/state', 'attacker.example'), want: 421 },
   ];
 }
 
@@ -99,5 +108,36 @@ describe('the live dashboard\'s server against hostile requests, at 2 ranks', fu
     expect(await within(run.exited, 60_000, 'the run, with connections held open,'), run.output()).to.equal(0);
     expect(resultLines<{ rank: number; failed: string }>(run.output()).map((r) => r.failed)).to.deep.equal(['E_TASK_FAILED', 'E_TASK_FAILED']);
     for (const s of held) s.destroy();
+  });
+
+  it('without a token, answers only a local Host with its port (no DNS rebinding)', async () => {
+    const run = await start('0');
+    const port = Number(new URL(run.url).port);
+    const status = async (hostHeader: string): Promise<number | null> => (await exchange(port, get('/state', hostHeader))).status;
+    for (const local of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) expect(await status(local), local).to.equal(200);
+    for (const foreign of ['attacker.example', `attacker.example:${port}`, `127.0.0.1.attacker.example:${port}`, 'localhost', `localhost:${port + 1}`, '']) {
+      expect(await status(foreign), foreign).to.equal(421);
+    }
+    const refused = await exchange(port, get('/', 'attacker.example'));
+    expect(refused.head).to.not.include('text/html');
+    expect(await within(run.exited, 60_000, 'the run'), run.output()).to.equal(0);
+  });
+
+  it('at TTG_DASHBOARD=[::1]:port serves on the IPv6 loopback and prints the URL in brackets', async () => {
+    const loopback6 = Object.values(networkInterfaces()).flat().some((i) => i?.family === 'IPv6' && i.address === '::1');
+    if (!loopback6) {
+      // the documented fallback: initialize fails with E_INVALID_ARGUMENT naming the address
+      const bad = spawnSync(process.execPath, [BAD], { encoding: 'utf8', env: { ...process.env, TTG_DASHBOARD: '[::1]:0' } });
+      expect(resultLines<{ error: string }>(bad.stdout)[0]!.error).to.match(/^E_INVALID_ARGUMENT: .*TTG_DASHBOARD cannot serve on \[::1\]:0: /);
+      return;
+    }
+    const run = await start('[::1]:0');
+    expect(run.url).to.match(/^http:\/\/\[::1\]:\d+\/$/);
+    const port = Number(new URL(run.url).port);
+    expect((await fetch(`${run.url}state`)).status).to.equal(200);
+    expect((await exchange(port, get('/state', `[::1]:${port}`), { host: '::1' })).status).to.equal(200);
+    expect((await exchange(port, get('/state', `attacker.example:${port}`), { host: '::1' })).status).to.equal(421);
+    expect((await exchange(port, get('//[', `[::1]:${port}`), { host: '::1' })).status).to.equal(400);
+    expect(await within(run.exited, 60_000, 'the run'), run.output()).to.equal(0);
   });
 });

@@ -125,6 +125,8 @@ describe('the live dashboard (TTG_DASHBOARD) at 2 ranks', function () {
     const base = `http://127.0.0.1:${url.port}`;
     expect((await fetch(`${base}/`)).status).to.equal(403);
     expect((await fetch(`${base}/state?token=wrong`)).status).to.equal(403);
+    // as long as the token, one letter off
+    expect((await fetch(`${base}/state?token=${token!.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}`)).status).to.equal(403);
     expect((await fetch(`${base}/state?token=${token}`)).status).to.equal(200);
     expect(await run.exited, run.output()).to.equal(0);
   });
