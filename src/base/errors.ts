@@ -2,6 +2,7 @@
  * Every error the runtime raises is a {@link TtgError} built by one of the factories below, so
  * codes and message wording stay consistent and each message names TT, terminal, key and rank.
  */
+import { shortJson } from './short-json.js';
 
 /** Machine-readable error codes carried by {@link TtgError.code}. */
 export type TtgErrorCode =
@@ -75,25 +76,17 @@ export function errorFields(err: TtgError): { code: string; tt: string; key: str
   return { code: err.code, tt: err.tt ?? '', key: err.key === undefined ? '' : describeKey(err.key), message: err.detail };
 }
 
-/** Renders a key for humans: short, unambiguous, never throws (keys may be cyclic or exotic). */
+/** Characters of a rendered key at most (a key of any size or shape stays one short line). */
+const KEY_CHARS = 120;
+
+/** Renders a key for humans: short (at most 120 characters, whatever the key's size), unambiguous, never throws (keys may be cyclic or exotic). */
 export function describeKey(key: unknown): string {
   try {
     if (key === undefined) return '(none)';
-    if (typeof key === 'string') return JSON.stringify(key);
     if (typeof key === 'number' || typeof key === 'boolean' || typeof key === 'bigint') return String(key);
     if (typeof key === 'function') return `[function ${key.name || 'anonymous'}]`;
     if (typeof key === 'symbol') return key.toString();
-    const seen = new WeakSet<object>();
-    const text = JSON.stringify(key, (_k, v: unknown) => {
-      if (typeof v === 'object' && v !== null) {
-        if (seen.has(v)) return '[cycle]';
-        seen.add(v);
-      }
-      if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return String(v);
-      return v;
-    });
-    return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+    return shortJson(key, KEY_CHARS);
   } catch {
     return '[unprintable key]';
   }
