@@ -338,7 +338,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   endFence(): void {
     this.raised.clear();
     const held = this.phase.next();
-    if (this.opening !== undefined) this.opening.push(...held);
+    // one push per message: push(...held) overflows the stack past ~100k held messages
+    if (this.opening !== undefined) for (const h of held) this.opening.push(h);
     if (held.length === 0 || this.opening !== undefined) return;
     this.opening = held;
     setImmediate(() => {

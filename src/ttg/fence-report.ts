@@ -71,7 +71,8 @@ export function collectReport(rt: Runtime): FenceReport {
     }
   }
   const held: HeldTaskReport[] = [];
-  for (const c of rt.constraints) held.push(...c.heldTasks(rt));
+  // one push per task: push(...list) overflows the stack past ~100k held tasks
+  for (const c of rt.constraints) for (const h of c.heldTasks(rt)) held.push(h);
   const parked = rt.parkedMessages().map(([ttId, messages]): ParkedMessages => {
     const tt = rt.ttById(ttId)?.name;
     return tt === undefined ? { ttId, messages } : { ttId, tt, messages };

@@ -15,10 +15,15 @@ export interface SvgOptions {
   width?: number;
   /** Title line (default: counts of ranks and events). */
   title?: string;
+  /** Boxes drawn at most (default 20,000): past it an even sample is drawn, and the title says so. */
+  maxBoxes?: number;
 }
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
   '#1f77b4', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#17becf'];
+
+/** Boxes drawn at most by default: a picture of a million boxes is hundreds of MB and no clearer. */
+const MAX_BOXES = 20_000;
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -43,9 +48,15 @@ export function renderSvg(events: readonly SvgEvent[], options: SvgOptions = {})
     const [pb, tb] = b.split(':').map(Number) as [number, number];
     return pa - pb || ta - tb;
   });
-  const t0 = Math.min(...boxes.map((e) => e.ts));
-  const t1 = Math.max(...boxes.map((e) => e.ts + e.dur!));
+  // a loop, not Math.min(...): spreading a large array overflows the stack
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (const e of boxes) {
+    if (e.ts < t0) t0 = e.ts;
+    if (e.ts + e.dur! > t1) t1 = e.ts + e.dur!;
+  }
   const span = boxes.length === 0 ? 1 : Math.max(t1 - t0, 1);
+  const every = Math.max(1, Math.ceil(boxes.length / (options.maxBoxes ?? MAX_BOXES)));
   const left = 170, right = 20, top = 40, rowH = 20, gap = 4;
   const plotW = width - left - right;
   const x = (ts: number): number => left + ((ts - t0) / span) * plotW;
@@ -67,7 +78,8 @@ export function renderSvg(events: readonly SvgEvent[], options: SvgOptions = {})
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`);
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
   const ranks = new Set(boxes.map((e) => e.pid)).size;
-  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(options.title ?? `ttg trace: ${ranks} rank(s), ${boxes.length} slices, ${(span / 1000).toFixed(1)} ms`)}</text>`);
+  const sampled = every === 1 ? '' : ` (1 in ${every} drawn)`;
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(`${options.title ?? `ttg trace: ${ranks} rank(s), ${boxes.length} slices, ${(span / 1000).toFixed(1)} ms`}${sampled}`)}</text>`);
   let lastPid = -1;
   for (const t of tracks) {
     const [pid, tid] = t.split(':').map(Number) as [number, number];
@@ -85,7 +97,8 @@ export function renderSvg(events: readonly SvgEvent[], options: SvgOptions = {})
     out.push(`<line x1="${tx.toFixed(1)}" x2="${tx.toFixed(1)}" y1="${top - 4}" y2="${top + plotH}" stroke="#ddd"/>`);
     out.push(`<text x="${tx.toFixed(1)}" y="${top - 8}" text-anchor="middle" fill="#555">${Number(ms.toPrecision(6))} ms</text>`);
   }
-  for (const e of boxes) {
+  for (let i = 0; i < boxes.length; i += every) {
+    const e = boxes[i]!;
     const key = `${e.pid}:${e.tid}`;
     const bx = x(e.ts);
     const bw = Math.max(0.6, (e.dur! / span) * plotW);
