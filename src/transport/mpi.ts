@@ -8,7 +8,7 @@
  */
 import { decode, encode, type DecodedMessage } from '../serialize/codec.js';
 import { copyPartsFrom, packedBytes, unpackParts } from '../serialize/small-parts.js';
-import { aggregateBytes, checksumRequested, tracingRequested } from '../base/settings.js';
+import { aggregateBytes, checksumRequested, traceFile } from '../base/settings.js';
 import { Batches, forEachInBatch, isBatch, SMALL_MESSAGE_BYTES } from './batches.js';
 import { FlushTiming } from './flush-timing.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
@@ -102,7 +102,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   constructor(private readonly endpoint: MpiEndpoint, private readonly place: WorldPlace = { id: 0, comm: 0, members: [], ids: [] }) {
     this.native = endpoint.native;
     this.traceChunks = new TraceChunks(place.id === 0 ? endpoint.size : place.members.length);
-    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (tracingRequested() ? Trail.Trace : 0);
+    // the report (TTG_REPORT alone) draws no message flows: its messages travel as untraced ones do
+    this.trail = (checksumRequested() ? Trail.Checksum : 0) | (traceFile() !== undefined ? Trail.Trace : 0);
     if (place.id === 0) {
       this.rank = endpoint.rank;
       this.size = endpoint.size;
@@ -512,6 +513,7 @@ export class MpiTransport implements Transport, WorldReceiver {
     const job = this.toJob === undefined ? dest : this.toJob[dest]!;
     this.traffic.messages[job]! += n;
     this.traffic.bytes[job]! += n * size;
+    tracer?.sent(job, size, n);
   }
 
   /**
@@ -628,11 +630,11 @@ export class MpiTransport implements Transport, WorldReceiver {
   /**
    * Hands over a number or nothing for one task (a fixed header) without decoding it into a message, when
    * nothing would make it wait (another phase, the opening of this one, an earlier message of
-   * `src` still receiving its payload, a trace); false when it must take the general path.
+   * `src` still receiving its payload, a trace file); false when it must take the general path.
    */
   private smallNow(src: number, batch: Uint8Array, at: number, end: number): boolean {
     const n = this.small;
-    if (!readSmallInput(batch, n, at, end) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer !== undefined) return false;
+    if (!readSmallInput(batch, n, at, end) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer?.full === true) return false;
     try {
       this.host.acceptValue(n.ttId, n.terminal, n.key, n.value);
     } finally {

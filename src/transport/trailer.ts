@@ -1,7 +1,7 @@
 /**
- * With TTG_CHECKSUM or TTG_TRACE every header ends with a trailer: xxhash32 of the header (u32),
- * xxhash32 of the payload parts (u32), trace flow id (f64), flags (u8). Both settings must be the
- * same on every rank (mpirun passes the environment to all of them).
+ * With TTG_CHECKSUM or TTG_TRACE (not TTG_REPORT alone) every header ends with a trailer: xxhash32
+ * of the header (u32), xxhash32 of the payload parts (u32), trace flow id (f64), flags (u8). Both
+ * settings must be the same on every rank (mpirun passes the environment to all of them).
  */
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
@@ -35,7 +35,7 @@ export function addTrailer(trail: number, tracer: Tracer | undefined, dest: numb
     dv.setUint32(0, hashBytes(bytes));
     dv.setUint32(4, hashParts(parts));
   }
-  if (counted && tracer !== undefined) {
+  if (counted && tracer !== undefined && (trail & Trail.Trace) !== 0) {
     let n = bytes.length;
     for (const p of parts) n += p.byteLength;
     dv.setFloat64(8, tracer.sendFlow(dest, n));

@@ -1,31 +1,34 @@
 /**
  * The HTML report of a run (`TTG_REPORT=file.html`): written by rank 0 at `finalize()` from every
- * rank's trace events, one self-contained file (inline styles, SVG and scripts, nothing fetched)
- * to keep or attach to an issue: the run at a glance, the task stream, rates over time, per-TT
- * statistics (tasks, total, median and longest time on the JS thread, where they ran), the slowest
- * tasks, fences, errors, messages between ranks and device streams' work. The Perfetto trace
+ * rank's digest (report-digest.ts), one self-contained file (inline styles, SVG and scripts,
+ * nothing fetched) to keep or attach to an issue: the run at a glance, the task stream, rates over
+ * time, per-TT statistics (executions, total, median and longest time on the JS thread, where they
+ * ran), the slowest executions, fences, errors, messages between ranks and device streams' work.
+ * Its size is bounded whatever the run's: the stream is an even sample past a few thousand slices
+ * per rank (the page says so), tables are cut, keys and names shortened. The Perfetto trace
  * (TTG_TRACE) stays the full record.
  */
+import { medianDuration } from './duration-histogram.js';
 import { reportCharts } from './report-charts.js';
-import { renderSvg } from './trace-svg.js';
-import type { TraceEvent } from './trace.js';
+import { SLOWEST, type Box, type RankDigest } from './report-digest.js';
+import { renderSvg, type SvgEvent } from './trace-svg.js';
+import { FENCE_TID } from './trace.js';
 
-const SLOWEST = 20;
+/** Slices the stream draws at most, over all ranks. */
+const DRAWN = 12_000;
+/** Rows of the per-TT table at most (the TTs with the most time first). */
+const TT_ROWS = 500;
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const ms = (us: number): string => (us / 1000).toFixed(3);
 
-/** Per-TT figures from the task slices (a task that suspended has several: its time is their sum). */
+/** Per-TT figures over the ranks. */
 interface TtStats {
-  tasks: number;
-  totalUs: number;
-  times: number[];
+  runs: number;
+  us: number;
+  maxUs: number;
+  buckets: Map<number, number>;
   perRank: Map<number, number>;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? 0 : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, numeric = new Set<number>()): string {
@@ -34,62 +37,80 @@ function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, 
   return `<table><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
-/** The report of the run whose trace events (all ranks) are `events`. */
-export function renderReport(events: readonly TraceEvent[], title = 'ttg run report'): string {
-  const tasks = events.filter((e) => e.ph === 'X' && e.cat === 'task' && typeof e.dur === 'number');
-  const ranks = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => e.pid));
-  const timed = events.filter((e) => e.ph === 'X' && typeof e.dur === 'number');
-  const t0 = Math.min(...timed.map((e) => e.ts));
-  const t1 = Math.max(...timed.map((e) => e.ts + e.dur!));
-  // one task per (rank, TT, key): its slices summed
-  const perTask = new Map<string, { tt: string; key: string; rank: number; us: number }>();
-  for (const e of tasks) {
-    const key = String(e.args?.['key'] ?? '');
-    const id = `${e.pid}\u0000${e.name}\u0000${key}`;
-    const t = perTask.get(id);
-    if (t === undefined) perTask.set(id, { tt: e.name, key, rank: e.pid, us: e.dur! });
-    else t.us += e.dur!;
-  }
+function perTt(digests: readonly RankDigest[]): Map<string, TtStats> {
   const byTt = new Map<string, TtStats>();
-  for (const t of perTask.values()) {
-    let s = byTt.get(t.tt);
-    if (s === undefined) byTt.set(t.tt, (s = { tasks: 0, totalUs: 0, times: [], perRank: new Map() }));
-    s.tasks++;
-    s.totalUs += t.us;
-    s.times.push(t.us);
-    s.perRank.set(t.rank, (s.perRank.get(t.rank) ?? 0) + 1);
+  for (const d of digests) {
+    for (const [name, f] of d.tts) {
+      let s = byTt.get(name);
+      if (s === undefined) byTt.set(name, (s = { runs: 0, us: 0, maxUs: 0, buckets: new Map(), perRank: new Map() }));
+      s.runs += f.runs;
+      s.us += f.us;
+      if (f.maxUs > s.maxUs) s.maxUs = f.maxUs;
+      for (const [b, n] of f.buckets) s.buckets.set(b, (s.buckets.get(b) ?? 0) + n);
+      s.perRank.set(d.rank, (s.perRank.get(d.rank) ?? 0) + f.runs);
+    }
   }
-  const ttRows = [...byTt].sort((a, b) => b[1].totalUs - a[1].totalUs).map(([name, s]) => [
-    name, String(s.tasks), ms(s.totalUs), ms(median(s.times)), ms(Math.max(...s.times)),
+  return byTt;
+}
+
+/** The slices to draw: every rank's sample, thinned evenly to {@link DRAWN}; fences always. */
+function drawn(digests: readonly RankDigest[]): { events: SvgEvent[]; boxes: number } {
+  const all = digests.reduce((n, d) => n + d.boxes.length, 0);
+  const step = Math.max(1, Math.ceil(all / DRAWN));
+  const events: SvgEvent[] = [];
+  let boxes = 0;
+  for (const d of digests) {
+    for (const [tid, name] of d.threads) events.push({ name: 'thread_name', ph: 'M', ts: 0, pid: d.rank, tid, args: { name } });
+    const box = ([tid, name, ts, dur, key]: Box): SvgEvent => ({ name, ph: 'X', ts, dur, pid: d.rank, tid, ...(key === '' ? {} : { args: { key } }) });
+    for (let i = 0; i < d.boxes.length; i += step) {
+      events.push(box(d.boxes[i]!));
+      boxes++;
+    }
+    for (const [name, ts, dur] of d.fences) events.push(box([FENCE_TID, name, ts, dur, '']));
+  }
+  return { events, boxes };
+}
+
+/** The page's note on what the stream shows: all slices, or which share of them. */
+function streamNote(digests: readonly RankDigest[], boxes: number): string {
+  const slices = digests.reduce((n, d) => n + d.slices, 0);
+  if (boxes >= slices) return '';
+  const share = boxes === 0 ? 0 : Math.round(slices / boxes);
+  return `<p id="sampled">Sampled: the stream draws ${boxes} of the run's ${slices} slices, evenly spread (about 1 in ${share}); counts and times in the tables cover every task.</p>`;
+}
+
+/** The report of the run whose ranks' digests are `digests`. */
+export function renderReport(digests: readonly RankDigest[], title = 'ttg run report'): string {
+  const ranks = [...digests].sort((a, b) => a.rank - b.rank);
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (const d of ranks) {
+    if (d.span === null) continue;
+    t0 = Math.min(t0, d.span[0]);
+    t1 = Math.max(t1, d.span[1]);
+  }
+  const ran = t0 <= t1;
+  const byTt = perTt(ranks);
+  let executions = 0;
+  for (const s of byTt.values()) executions += s.runs;
+  const ttRows = [...byTt].sort((a, b) => b[1].us - a[1].us).slice(0, TT_ROWS).map(([name, s]) => [
+    name, String(s.runs), ms(s.us), ms(medianDuration(s.buckets)), ms(s.maxUs),
     [...s.perRank].sort((a, b) => a[0] - b[0]).map(([r, n]) => `rank ${r}: ${n}`).join(', '),
   ]);
-  const slowest = [...perTask.values()].sort((a, b) => b.us - a.us).slice(0, SLOWEST).map((t) => [t.tt, t.key, String(t.rank), ms(t.us)]);
-  const sends = new Map<string, { n: number; bytes: number }>();
-  for (const e of events) {
-    if (e.ph !== 'i' || e.name !== 'send') continue;
-    const id = `${e.pid} → ${String(e.args?.['dest'])}`;
-    const s = sends.get(id) ?? { n: 0, bytes: 0 };
-    s.n++;
-    s.bytes += Number(e.args?.['bytes'] ?? 0);
-    sends.set(id, s);
-  }
-  const msgRows = [...sends].sort().map(([k, s]) => [k, String(s.n), String(s.bytes)]);
-  const streams = new Map<string, { ops: number; us: number }>();
-  for (const e of timed) {
-    if (e.cat !== 'device') continue;
-    const id = `rank ${e.pid} · stream ${e.tid - 100}`;
-    const s = streams.get(id) ?? { ops: 0, us: 0 };
-    s.ops++;
-    s.us += e.dur!;
-    streams.set(id, s);
-  }
-  const devRows = [...streams].sort().map(([k, s]) => [k, String(s.ops), ms(s.us)]);
-  const fenceRows = timed.filter((e) => e.cat === 'fence').sort((a, b) => a.ts - b.ts || a.pid - b.pid)
-    .map((e) => [String(e.pid), e.name, ms(e.ts - t0), ms(e.dur!)]);
-  const errorRows = events.filter((e) => e.ph === 'i' && e.cat === 'error').sort((a, b) => a.ts - b.ts)
-    .map((e) => [String(e.pid), e.name, String(e.args?.['tt'] ?? ''), String(e.args?.['key'] ?? ''), String(e.args?.['message'] ?? ''), ms(e.ts - t0)]);
-  const span = timed.length === 0 ? 0 : t1 - t0;
-  const summary = `${ranks.size} rank(s), ${perTask.size} tasks of ${byTt.size} TT(s) over ${ms(span)} ms`;
+  const ttMore = byTt.size > TT_ROWS ? `<p>and ${byTt.size - TT_ROWS} more TTs with less time</p>` : '';
+  const slowest = ranks.flatMap((d) => d.slowest.map(([tt, key, us]) => ({ tt, key, rank: d.rank, us })))
+    .sort((a, b) => b.us - a.us).slice(0, SLOWEST).map((t) => [t.tt, t.key, String(t.rank), ms(t.us)]);
+  const msgRows = ranks.flatMap((d) => d.traffic.filter(([, n]) => n > 0).map(([dest, n, bytes]) => [`${d.rank} → ${dest}`, String(n), String(bytes)])).sort();
+  const devRows = ranks.flatMap((d) => d.streams.map(([tid, ops, us]) => [`rank ${d.rank} · stream ${tid - 100}`, String(ops), ms(us)])).sort();
+  const fenceRows = ranks.flatMap((d) => d.fences.map(([name, ts, dur]) => ({ rank: d.rank, name, ts, dur })))
+    .sort((a, b) => a.ts - b.ts || a.rank - b.rank).map((f) => [String(f.rank), f.name, ms(f.ts - t0), ms(f.dur)]);
+  const errorRows = ranks.flatMap((d) => d.errors.map((e) => ({ ...e, rank: d.rank }))).sort((a, b) => a.ts - b.ts)
+    .map((e) => [String(e.rank), e.code, e.tt, e.key, e.message, ran ? ms(e.ts - t0) : '']);
+  const dropped = ranks.reduce((n, d) => n + d.dropped.fences + d.dropped.errors, 0);
+  const droppedNote = dropped === 0 ? '' : `<p>${dropped} more fences or errors were not kept</p>`;
+  const span = ran ? t1 - t0 : 0;
+  const summary = `${ranks.length} rank(s), ${executions} tasks of ${byTt.size} TT(s) over ${ms(span)} ms`;
+  const stream = drawn(ranks);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>
@@ -101,17 +122,18 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; } .stream { overfl
 <h1>${esc(title)}</h1>
 <p id="summary">${esc(summary)}</p>
 <h2>Task stream</h2>
-<div class="stream">${timed.length === 0 ? '<p>no tasks ran</p>' : renderSvg(events, { title: summary })}</div>
+${streamNote(ranks, stream.boxes)}
+<div class="stream">${ran ? renderSvg(stream.events, { title: summary }) : '<p>no tasks ran</p>'}</div>
 <h2>Rates</h2>
-${timed.length === 0 ? '<p>none</p>' : reportCharts(events, [...ranks].sort((a, b) => a - b), t0, t1)}
+${ran ? reportCharts(ranks, t0, t1) : '<p>none</p>'}
 <h2>Per TT</h2>
-${table(['TT', 'tasks', 'total ms', 'median ms', 'longest ms', 'where'], ttRows, new Set([1, 2, 3, 4]))}
+${table(['TT', 'tasks', 'total ms', 'median ms', 'longest ms', 'where'], ttRows, new Set([1, 2, 3, 4]))}${ttMore}
 <h2>Slowest tasks</h2>
 ${table(['TT', 'key', 'rank', 'ms'], slowest, new Set([2, 3]))}
 <h2>Fences</h2>
 ${fenceRows.length === 0 ? '<p>none</p>' : table(['rank', 'fence', 'start ms', 'ms'], fenceRows, new Set([0, 2, 3]))}
 <h2>Errors</h2>
-${errorRows.length === 0 ? '<p>none</p>' : table(['rank', 'code', 'TT', 'key', 'message', 'at ms'], errorRows, new Set([0, 5]))}
+${errorRows.length === 0 ? '<p>none</p>' : table(['rank', 'code', 'TT', 'key', 'message', 'at ms'], errorRows, new Set([0, 5]))}${droppedNote}
 <h2>Messages between ranks</h2>
 ${msgRows.length === 0 ? '<p>none</p>' : table(['from → to', 'messages', 'bytes'], msgRows, new Set([1, 2]))}
 <h2>Device streams</h2>

@@ -193,8 +193,7 @@ export class Scheduler {
     const t0 = tr.now();
     if (--this.untilSample !== 0) this.callBody(t);
     else this.sampled(t);
-    tr.slice(t.tt.name, t.key, t0);
-    if (t.nextSuspended !== undefined) this.suspended.traced(t, t0);
+    tr.ran(t, t0);
   }
 
   /** Runs `t`'s body timed for the sampler (or untimed, counting down anew, when there is none). */
@@ -293,9 +292,9 @@ export class Scheduler {
       f();
       return;
     }
-    const t0 = tr.now();
+    const t0 = tr.resuming(t);
     f();
-    tr.slice(t.tt.name, t.key, t0);
+    tr.resumed(t, t0);
   }
 
   /** @internal Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task); `error` is thrown into it. */
@@ -309,9 +308,9 @@ export class Scheduler {
       this.stepSync(t, it, error, error !== undefined);
       return;
     }
-    const t0 = tr.now();
+    const t0 = tr.resuming(t);
     this.stepSync(t, it, error, error !== undefined);
-    tr.slice(t.tt.name, t.key, t0);
+    tr.resumed(t, t0);
   }
 
   /** Drives a `function*` body: each yielded awaitable resumes it with its result (or throws into it). */

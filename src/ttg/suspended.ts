@@ -9,8 +9,6 @@ import type { Tracer } from './trace.js';
 export class SuspendedTasks {
   /** Head of the list (a sentinel; see Task.nextSuspended). */
   private readonly head = new Task(undefined as never, undefined, []);
-  /** Start times of traced tasks that suspended, for their async spans. */
-  private readonly spanStart = new Map<Task, number>();
 
   /** Lists `t` (once). */
   add(t: Task): void {
@@ -23,24 +21,14 @@ export class SuspendedTasks {
     first.prevSuspended = t;
   }
 
-  /** Takes `t` off the list; with `tracer`, its whole life becomes an async span. */
+  /** Takes `t` off the list; with `tracer`, its execution ends there (an async span in a trace). */
   remove(t: Task, tracer: Tracer | undefined): void {
     const p = t.prevSuspended!;
     const n = t.nextSuspended!;
     p.nextSuspended = n === this.head && p === this.head ? undefined : n;
     n.prevSuspended = p;
     t.prevSuspended = t.nextSuspended = undefined;
-    if (tracer === undefined) return;
-    const t0 = this.spanStart.get(t);
-    if (t0 !== undefined) {
-      this.spanStart.delete(t);
-      tracer.span(t.tt.name, t.key, t0, false);
-    }
-  }
-
-  /** A traced task whose first slice started at `t0` suspended. */
-  traced(t: Task, t0: number): void {
-    this.spanStart.set(t, t0);
+    tracer?.ended(t);
   }
 
   /** The listed tasks. */

@@ -20,7 +20,8 @@ import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.j
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
 import { World } from '../ttg/world.js';
-import { mergedEvents, startTracing, stopTracing, tracer, writeTrace, type TraceEvent } from '../ttg/trace.js';
+import { splitChunk, startTracing, stopTracing, traceText, tracer } from '../ttg/trace.js';
+import type { RankDigest } from '../ttg/report-digest.js';
 import { renderReport } from '../ttg/report.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
@@ -57,8 +58,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   const transport = chooseTransport();
   rt.checkTravel = travelCheckRequested();
   rt.start(transport, devicePort);
-  const trace = traceFile();
-  if (tracingRequested()) rt.scheduler.tracer = startTracing(trace, transport.rank);
+  if (tracingRequested()) rt.scheduler.tracer = startTracing(traceFile(), reportFile() !== undefined, transport.rank);
   const at = dashboardAddress();
   if (at !== undefined) dashboard = await startDashboard(rt, at);
   await initDevices(options.device);
@@ -168,9 +168,10 @@ async function finish(rt: Runtime): Promise<void> {
   const tr = tracer;
   if (tr !== undefined) {
     const chunks = await rt.transport!.gatherTrace(tr.serialize());
-    if (chunks !== undefined && tr.file !== undefined) writeTrace(tr.file, chunks);
+    const parts = chunks?.map(splitChunk);
+    if (parts !== undefined && tr.file !== undefined) writeFileSync(tr.file, traceText(parts.map((p) => p.events)));
     const report = reportFile();
-    if (chunks !== undefined && report !== undefined) writeFileSync(report, renderReport(JSON.parse(mergedEvents(chunks)) as TraceEvent[]));
+    if (parts !== undefined && report !== undefined) writeFileSync(report, renderReport(parts.filter((p) => p.digest !== '').map((p) => JSON.parse(p.digest) as RankDigest)));
     rt.scheduler.tracer = undefined;
     stopTracing();
   }

@@ -1,6 +1,7 @@
 /**
  * The HTML report (`TTG_REPORT`, src/ttg/report.ts): one self-contained file written at finalize
- * with every rank's tasks, at 1 and 2 ranks; and the page of a run where nothing ran.
+ * with every rank's tasks, at 1 and 2 ranks; tasks counted per execution when keys run again; and
+ * the page of a run where nothing ran.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -12,8 +13,10 @@ import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { renderReport } from '../../src/ttg/report.js';
+import { ReportDigest } from '../../src/ttg/report-digest.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
+const REPEATS = fileURLToPath(new URL('../mpi/report-repeats.js', import.meta.url));
 
 /** The rows of the table after heading `h2`, as arrays of cell texts. */
 function rows(html: string, h2: string): string[][] {
@@ -67,8 +70,30 @@ describe('the HTML report (TTG_REPORT)', function () {
     });
   }
 
+  for (const np of [1, 2]) {
+    it(`at ${np} rank(s): counts executions, not keys (a key run 5 times, a reduction finishing in each of 3 phases, a generator of 3 slices), and the slowest task is one execution`, () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
+      const env = { TTG_REPORT: file };
+      const run = np === 1
+        ? spawnSync(process.execPath, [REPEATS], { encoding: 'utf8', env: { ...process.env, ...env } })
+        : mpirun(np, REPEATS, [], 60_000, env);
+      expect(run.status, String(run.stderr)).to.equal(0);
+      const html = readFileSync(file, 'utf8');
+      const perTt = new Map(rows(html, 'Per TT').map((r) => [r[0], r]));
+      expect(perTt.get('AGAIN')![1]).to.equal('5');
+      expect(perTt.get('SUM')![1]).to.equal('12');
+      expect(perTt.get('STEPS')![1]).to.equal('4');
+      expect(html).to.match(new RegExp(`${np} rank\\(s\\), 21 tasks of 3 TT\\(s\\)`));
+      // each AGAIN execution is busy ~8 ms: the slowest is one of them, not the key's 5 summed
+      const slowest = rows(html, 'Slowest tasks');
+      expect(slowest.slice(0, 5).map((r) => r.slice(0, 3))).to.deep.equal(Array(5).fill(['AGAIN', '0', String(np - 1)]));
+      expect(Number(slowest[0]![3])).to.be.within(7.9, 25);
+      expect(Number(perTt.get('AGAIN')![4])).to.equal(Number(slowest[0]![3]));
+    });
+  }
+
   it('a run where no task ran still gives a page that says so', () => {
-    const html = renderReport([{ name: 'process_name', ph: 'M', ts: 0, pid: 0, tid: 0, args: { name: 'rank 0' } }]);
+    const html = renderReport([new ReportDigest(0, 0).data()]);
     selfContained(html);
     expect(html).to.include('1 rank(s), 0 tasks of 0 TT(s)').and.to.include('no tasks ran');
   });
