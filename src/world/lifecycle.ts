@@ -2,8 +2,6 @@
  * The lifecycle calls `initialize`, `execute`, `fence` and `finalize` of the default world, which
  * spans every rank. Here the layers meet: it picks the transport and hands the device layer to the core.
  */
-import { writeFileSync } from 'node:fs';
-
 import { devicePort } from '../device/port.js';
 import { finalizeDevices, initDevices } from '../device/runtime.js';
 import type { DeviceOptions } from '../device/config.js';
@@ -20,9 +18,8 @@ import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.j
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
 import { World } from '../ttg/world.js';
-import { splitChunk, startTracing, stopTracing, traceText, tracer } from '../ttg/trace.js';
-import type { RankDigest } from '../ttg/report-digest.js';
-import { renderReport } from '../ttg/report.js';
+import { startTracing, stopTracing, tracer } from '../ttg/trace.js';
+import { checkRunFiles, writeRunFiles } from './run-files.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
@@ -58,7 +55,10 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   const transport = chooseTransport();
   rt.checkTravel = travelCheckRequested();
   rt.start(transport, devicePort);
-  if (tracingRequested()) rt.scheduler.tracer = startTracing(traceFile(), reportFile() !== undefined, transport.rank);
+  if (tracingRequested()) {
+    rt.scheduler.tracer = startTracing(traceFile(), reportFile() !== undefined, transport.rank);
+    if (transport.rank === 0) checkRunFiles();
+  }
   const at = dashboardAddress();
   if (at !== undefined) dashboard = await startDashboard(rt, at);
   await initDevices(options.device);
@@ -165,20 +165,33 @@ async function finish(rt: Runtime): Promise<void> {
   await dashboard?.stop();
   dashboard = undefined;
   await finalizeDevices();
-  const tr = tracer;
-  if (tr !== undefined) {
-    const chunks = await rt.transport!.gatherTrace(tr.serialize());
-    const parts = chunks?.map(splitChunk);
-    if (parts !== undefined && tr.file !== undefined) writeFileSync(tr.file, traceText(parts.map((p) => p.events)));
-    const report = reportFile();
-    if (parts !== undefined && report !== undefined) writeFileSync(report, renderReport(parts.filter((p) => p.digest !== '').map((p) => JSON.parse(p.digest) as RankDigest)));
-    rt.scheduler.tracer = undefined;
-    stopTracing();
-  }
+  const chunks = await gatherRunFiles(rt);
   await rt.transport!.finalize();
   rt.finalized = true;
   rt.finalizeSplits();
+  // after MPI ended: a trace or report that cannot be written is a warning, never an abort
+  if (chunks !== undefined) writeRunFiles(chunks);
   world = undefined;
   finishing = undefined;
   if (failure !== undefined) throw failure;
+}
+
+/** Every rank's trace events and report digest, on rank 0 (undefined elsewhere, or without tracing); stops tracing. */
+async function gatherRunFiles(rt: Runtime): Promise<string[] | undefined> {
+  const tr = tracer;
+  if (tr === undefined) return undefined;
+  rt.scheduler.tracer = undefined;
+  stopTracing();
+  let chunk = '';
+  try {
+    chunk = tr.serialize();
+  } catch (e) {
+    console.warn(`ttg: rank ${rt.rank}: the trace and report data could not be serialized (${String(e)}); they go without this rank's`);
+  }
+  try {
+    return await rt.transport!.gatherTrace(chunk);
+  } catch (e) {
+    console.warn(`ttg: rank ${rt.rank}: the trace and report data could not be gathered (${String(e)}); finalize() goes on without them`);
+    return undefined;
+  }
 }
