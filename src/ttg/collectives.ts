@@ -13,6 +13,7 @@ import { Errors } from '../base/errors.js';
 import { decode, encode } from '../serialize/codec.js';
 import { copyPartsFrom } from '../serialize/small-parts.js';
 import { calledInTask } from './in-task.js';
+import { showFenceFailure } from './shown-errors.js';
 import type { Runtime } from './runtime.js';
 import type { ReduceOp } from './transport.js';
 import { CallKind, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from './agreement.js';
@@ -33,7 +34,14 @@ const INVALID = -2;
  * rank alike when the calls differ.
  */
 async function agree(rt: Runtime, sig: CallSignature, rootLengths: [number, number] = [0, 0], flag = false): Promise<[number, number, boolean]> {
-  const p = await rt.transport!.agree(sig, [rootLengths[0], rootLengths[1], flag ? 1 : 0]);
+  let p: Float64Array;
+  try {
+    p = await rt.transport!.agree(sig, [rootLengths[0], rootLengths[1], flag ? 1 : 0]);
+  } catch (e) {
+    // E_COLLECTIVE (or the world's hang): the report and the dashboard show it, as a fence's
+    showFenceFailure(rt, e);
+    throw e;
+  }
   return [p[0]!, p[1]!, p[2]! > 0];
 }
 

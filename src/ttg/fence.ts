@@ -11,6 +11,7 @@ import { fenceProgress, type FenceProgress } from './progress.js';
 import { hangTimeout } from '../base/settings.js';
 import { Watchdog } from './watchdog.js';
 import { calledInTask } from './in-task.js';
+import { showFenceFailure } from './shown-errors.js';
 
 /** Options of `fence`. */
 export interface FenceOptions {
@@ -39,6 +40,7 @@ async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceRepor
   try {
     return await closePhase(rt, transport, options);
   } catch (e) {
+    showFenceFailure(rt, e);
     // ranks that called different collectives: this fence did not take place (on any rank), so
     // its phase goes on and its work is kept for the next fence
     if (callsDiffered(e)) {

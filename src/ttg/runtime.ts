@@ -12,6 +12,7 @@ import type { Task } from './task.js';
 import type { Tracer } from './trace.js';
 import { Dispatch } from './dispatch.js';
 import { Lane } from './lane.js';
+import { showError } from './shown-errors.js';
 import type { Transport } from './transport.js';
 import type { TTImpl } from './tt.js';
 
@@ -84,7 +85,7 @@ export class Runtime {
     this.scheduler.device = device;
     transport.attach(new Dispatch(this));
     this.scheduler.onFirstError = (err) => {
-      this.watchErrors?.(err);
+      showError(this, err);
       transport.announceFailure(err);
     };
   }

@@ -453,10 +453,7 @@ export class Scheduler {
   recordError(err: TtgError, fromRemote = false): void {
     if (this.error === undefined) {
       this.error = err;
-      if (!fromRemote) {
-        this.tracer?.error(err);
-        this.onFirstError?.(err);
-      }
+      if (!fromRemote) this.onFirstError?.(err);
     }
     for (const q of this.queue.drain()) {
       this.outstanding--;
