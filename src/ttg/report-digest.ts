@@ -19,10 +19,10 @@ export const SLOWEST = 20;
 const FENCES = 1000;
 const ERRORS = 200;
 /** Characters of a TT name or an error message kept (a key: describeKey's limit). */
-export const TEXT_CHARS = 300;
+const TEXT_CHARS = 300;
 
 /** Cuts `s` to {@link TEXT_CHARS}. */
-export const clip = (s: string): string => (s.length > TEXT_CHARS ? `${s.slice(0, TEXT_CHARS - 3)}...` : s);
+const clip = (s: string): string => (s.length > TEXT_CHARS ? `${s.slice(0, TEXT_CHARS - 3)}...` : s);
 
 /** One TT's executions on a rank: how many, JS-thread time (µs) in all and at most, durations' buckets. */
 export interface TtFigures {
