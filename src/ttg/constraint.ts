@@ -181,6 +181,7 @@ export class SequencedKeysConstraint<K = unknown> {
       insertSorted(this.ordinals, ordinal);
     }
     list.push(t);
+    t.tt.held++;
     return false;
   }
 
@@ -203,7 +204,11 @@ export class SequencedKeysConstraint<K = unknown> {
   dropHeld(rt: Runtime): void {
     for (const [ordinal, list] of this.held) {
       const keep = list.filter((t) => t.tt.rt !== rt);
-      for (const t of list) if (t.tt.rt === rt) t.tt.assembly.taskDone(t);
+      for (const t of list) {
+        if (t.tt.rt !== rt) continue;
+        t.tt.held--;
+        t.tt.assembly.taskDone(t);
+      }
       if (keep.length === 0) this.held.delete(ordinal);
       else this.held.set(ordinal, keep);
     }
@@ -248,7 +253,10 @@ export class SequencedKeysConstraint<K = unknown> {
     const list = this.held.get(ord)!;
     this.held.delete(ord);
     this.active += list.length;
-    for (const t of list) t.tt.assembly.admitted(t);
+    for (const t of list) {
+      t.tt.held--;
+      t.tt.assembly.admitted(t);
+    }
   }
 }
 

@@ -114,8 +114,7 @@ export class Runtime {
     const rt = new Runtime(transport.worldId);
     rt.checkTravel = this.checkTravel;
     rt.scheduler.tracer = this.scheduler.tracer;
-    rt.scheduler.sampler = this.scheduler.sampler;
-    rt.scheduler.sampleWithin(1);
+    rt.scheduler.watch(this.scheduler.sampler);
     rt.watchErrors = this.watchErrors;
     rt.start(transport, this.device);
     this.splits.push(rt);

@@ -44,8 +44,11 @@ export class Scheduler {
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
   tracer: Tracer | undefined = undefined;
-  /** Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined. */
-  sampler: TaskSampler | undefined = undefined;
+  /**
+   * Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined; while set, each
+   * TT's `queued` is kept (set through {@link watch}, which makes the counts right).
+   */
+  private watcher: TaskSampler | undefined = undefined;
   /** Tasks to run before the next one is timed for {@link sampler}: one counter on the hot path. */
   private untilSample = NO_SAMPLE;
   /**
@@ -78,6 +81,7 @@ export class Scheduler {
     }
     this.outstanding++;
     this.queue.push(t);
+    if (this.watcher !== undefined) t.tt.queued++;
     if (this.executing && !this.draining && !this.scheduled && !this.delivering) this.schedule();
   }
 
@@ -149,6 +153,7 @@ export class Scheduler {
     let n = 0;
     let t: Task | undefined;
     while ((t = q.shift()) !== undefined) {
+      if (this.watcher !== undefined) t.tt.queued--;
       this.run(t);
       this.afterTask?.(t.tt, q.peek()?.tt);
       if ((++n & 63) === 0 && performance.now() - start > this.sliceMs) {
@@ -198,7 +203,7 @@ export class Scheduler {
 
   /** Runs `t`'s body timed for the sampler (or untimed, counting down anew, when there is none). */
   private sampled(t: Task): void {
-    const s = this.sampler;
+    const s = this.watcher;
     if (s === undefined) {
       this.untilSample = NO_SAMPLE;
       this.callBody(t);
@@ -213,6 +218,29 @@ export class Scheduler {
   /** Times the next task within `n` (the sampler's rate changed, or it was just attached). */
   sampleWithin(n: number): void {
     if (this.untilSample > n) this.untilSample = n;
+  }
+
+  /** The live dashboard's sampler, if one watches this scheduler. */
+  get sampler(): TaskSampler | undefined {
+    return this.watcher;
+  }
+
+  /**
+   * Attaches the live dashboard's sampler (undefined: detaches it). While one is attached, each
+   * TT's `queued` counts its tasks in this queue, kept where they enter and leave it, so that a
+   * summary reads them instead of walking the queue. Off, the hot paths pay one field test. The
+   * tasks queued at the switch are counted in (or out) here, once: the counts stay exact whenever
+   * the dashboard starts, and a detached count goes back to 0.
+   */
+  watch(sampler: TaskSampler | undefined): void {
+    const was = this.watcher;
+    if (was === sampler) return;
+    if ((was === undefined) !== (sampler === undefined)) {
+      const d = sampler === undefined ? -1 : 1;
+      for (const t of this.queuedTasks()) t.tt.queued += d;
+    }
+    this.watcher = sampler;
+    if (sampler !== undefined) this.sampleWithin(1);
   }
 
   private callBody(t: Task): void {
@@ -256,16 +284,19 @@ export class Scheduler {
     return this.suspended.list();
   }
 
-  /** Queued tasks per TT name, counting at most `limit` tasks (the live dashboard's view). */
-  readyByTT(limit: number): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const t of this.queue.items(limit)) out.set(t.tt.name, (out.get(t.tt.name) ?? 0) + 1);
-    return out;
-  }
-
   /** Tasks queued or started but not finished. */
   get pending(): number {
     return this.outstanding;
+  }
+
+  /** Tasks queued, ready to run. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  /** The queued tasks, in no particular order. */
+  queuedTasks(): IterableIterator<Task> {
+    return this.queue.items(Infinity);
   }
 
   /**
@@ -457,6 +488,7 @@ export class Scheduler {
     }
     for (const q of this.queue.drain()) {
       this.outstanding--;
+      if (this.watcher !== undefined) q.tt.queued--;
       this.drop(q);
     }
     this.checkIdle();

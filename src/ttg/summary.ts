@@ -1,17 +1,15 @@
 /**
  * What a rank tells the live dashboard a few times a second (src/world/dashboard.ts): per TT the
- * tasks run since the start, waiting for inputs and held by constraints; tasks running; messages
- * and bytes per destination; the fence in progress; errors as they happen; and a sample of the
- * task slices since the last summary (the task stream, from the scheduler's {@link TaskSampler}).
+ * tasks run since the start, ready to run, waiting for inputs and held by constraints; tasks ready
+ * and running; messages and bytes per destination; the fence in progress; errors as they happen;
+ * and a sample of the task slices since the last summary (the task stream, from the scheduler's
+ * {@link TaskSampler}). The counts are kept where tasks change state (the TT's `runs`, `queued`,
+ * `held`, its assembly's pending tasks), so a summary costs O(TTs), not O(tasks waiting).
  * Nothing here uses the tracer.
  */
 import { errorFields, type TtgError } from '../base/errors.js';
-import { collectReport } from './fence-report.js';
 import type { Runtime } from './runtime.js';
 import { TaskSampler } from './task-sampler.js';
-
-/** Queued tasks a summary looks at, at most, to count them per TT (a deeper queue shows this many). */
-const MAX_READY_COUNTED = 100_000;
 
 /** An error as the dashboard shows it. */
 export interface ErrorNote {
@@ -40,13 +38,30 @@ export interface DeviceNote {
   streams: number[];
 }
 
+/** A TT's counts on a rank: [tasks run so far, ready (queued to run), waiting for inputs, held by constraints]. */
+export type TtCounts = [run: number, ready: number, waiting: number, held: number];
+
+/**
+ * Counts per TT name. A null-prototype object (a TT may be named `__proto__` or `constructor`):
+ * make one with {@link countsByName}; it travels as a JSON object.
+ */
+export type CountsByName = Record<string, TtCounts>;
+
+/** An empty {@link CountsByName}: no prototype, so no name reaches `Object.prototype`. */
+export function countsByName(): CountsByName {
+  return Object.create(null) as CountsByName;
+}
+
 /** One rank's summary. */
 export interface RankSummary {
   rank: number;
   /** When it was taken (epoch ms). */
   at: number;
-  /** Per TT name: [tasks run so far, ready (queued to run), waiting for inputs, held by constraints]. */
-  tts: Record<string, [number, number, number, number]>;
+  /** Per TT name, its counts (TTs that share a name add up). */
+  tts: CountsByName;
+  /** Tasks ready to run, queued. */
+  ready: number;
+  /** Tasks started and not finished: the body running now, or awaiting a promise or device work. */
   running: number;
   sent: number;
   received: number;
@@ -80,16 +95,15 @@ export class Summarizer {
   /** Attaches to `rt` (worlds split off it later inherit the sampler and the error watch). */
   constructor(private readonly rt: Runtime) {
     for (const w of rt.worlds()) {
-      w.scheduler.sampler = this.sampler;
-      w.scheduler.sampleWithin(1);
+      w.scheduler.watch(this.sampler);
       w.watchErrors = (err) => this.noteError(err);
     }
   }
 
-  /** Stops timing tasks and watching errors. */
+  /** Stops timing tasks, counting queued ones and watching errors. */
   stop(): void {
     for (const w of this.rt.worlds()) {
-      if (w.scheduler.sampler === this.sampler) w.scheduler.sampler = undefined;
+      if (w.scheduler.sampler === this.sampler) w.scheduler.watch(undefined);
       w.watchErrors = undefined;
     }
   }
@@ -103,29 +117,33 @@ export class Summarizer {
   take(devices: DeviceNote[]): RankSummary {
     const worlds = [...this.rt.worlds()];
     let tasks = 0;
+    const tts = countsByName();
     for (const w of worlds) {
       for (const tt of w.liveTTs()) {
         const before = this.seen.get(tt) ?? 0;
-        if (tt.runs === before) continue;
-        tasks += tt.runs - before;
-        this.seen.set(tt, tt.runs);
-        this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
+        if (tt.runs !== before) {
+          tasks += tt.runs - before;
+          this.seen.set(tt, tt.runs);
+          this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
+        }
+        const waiting = tt.assembly.pendingCount();
+        if (tt.queued === 0 && waiting === 0 && tt.held === 0) continue;
+        const c = (tts[tt.name] ??= [0, 0, 0, 0]);
+        c[1] += tt.queued;
+        c[2] += waiting;
+        c[3] += tt.held;
       }
     }
+    for (const [name, n] of this.done) (tts[name] ??= [0, 0, 0, 0])[0] = n;
     const { slices, every } = this.sampler.take(tasks);
     for (const w of worlds) w.scheduler.sampleWithin(this.sampler.every);
     const off = this.epochOffset;
-    const tts: Record<string, [number, number, number, number]> = {};
-    for (const [name, n] of this.done) tts[name] = [n, 0, 0, 0];
     const size = this.rt.size;
-    const sum = { running: 0, sent: 0, received: 0, messages: new Array<number>(size).fill(0), bytes: new Array<number>(size).fill(0) };
+    const sum = { ready: 0, running: 0, sent: 0, received: 0, messages: new Array<number>(size).fill(0), bytes: new Array<number>(size).fill(0) };
     let fence: RankSummary['fence'] = null;
     for (const w of worlds) {
-      for (const [name, n] of w.scheduler.readyByTT(MAX_READY_COUNTED)) (tts[name] ??= [0, 0, 0, 0])[1] += n;
-      const report = collectReport(w);
-      for (const t of report.incomplete) (tts[t.tt] ??= [0, 0, 0, 0])[2]++;
-      for (const h of report.held) (tts[h.tt] ??= [0, 0, 0, 0])[3]++;
-      sum.running += w.scheduler.pending;
+      sum.ready += w.scheduler.queued;
+      sum.running += w.scheduler.pending - w.scheduler.queued;
       const transport = w.transport;
       const counts = (transport as { counters?: () => { sent: number; received: number } } | undefined)?.counters?.();
       sum.sent += counts?.sent ?? 0;
@@ -142,7 +160,7 @@ export class Summarizer {
     const errors = this.errors;
     this.errors = [];
     return {
-      rank: this.rt.rank, at: Date.now(), tts, running: sum.running, sent: sum.sent, received: sum.received,
+      rank: this.rt.rank, at: Date.now(), tts, ready: sum.ready, running: sum.running, sent: sum.sent, received: sum.received,
       traffic: { messages: sum.messages, bytes: sum.bytes }, fence,
       errors, slices: slices.map(([tt, t0, dur]) => [tt, t0 + off, dur]), every, devices,
     };

@@ -58,6 +58,13 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   /** @internal */ executable = false;
   /** @internal Its tasks that ran to completion on this rank (the live dashboard's counts). */
   runs = 0;
+  /**
+   * @internal Its tasks in the scheduler's ready queue, kept only while the live dashboard watches
+   * the scheduler (Scheduler.watch; 0 otherwise).
+   */
+  queued = 0;
+  /** @internal Its tasks held by constraints on this rank (constraint.ts keeps it). */
+  held = 0;
   /** @internal The runtime of the world this TT belongs to. */
   readonly rt: Runtime;
   /** @internal Its tasks on this rank: input assembly and lifecycle. */

@@ -28,7 +28,7 @@ canvas#stream { border: 1px solid #ccc; } #charts { display: flex; flex-wrap: wr
 <h2>Rates</h2>
 <div id="charts"></div>
 <h2>Ranks</h2>
-<table id="ranks"><thead><tr><th>rank</th><th>running</th><th>tasks/s</th><th>messages sent</th><th>received</th><th>messages/s</th><th>fence</th></tr></thead><tbody></tbody></table>
+<table id="ranks"><thead><tr><th>rank</th><th>ready</th><th>running</th><th>tasks/s</th><th>messages sent</th><th>received</th><th>messages/s</th><th>fence</th></tr></thead><tbody></tbody></table>
 <h2>Bytes per second between ranks</h2>
 <table id="traffic"><thead></thead><tbody></tbody></table>
 <h2>Devices</h2>
@@ -87,7 +87,7 @@ function tables(s, ranks) {
   }
   document.querySelector('#tts tbody').innerHTML = [...tts].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, t]) => '<tr>' + cell(n) + cell(t.run, 1) + cell(t.ready, 1) + cell(t.waiting, 1) + cell(t.held, 1) + cell(t.per.join(', ')) + '</tr>').join('');
   const fence = (r) => r.fence === null ? '' : 'fence ' + r.fence.n + ', ' + (r.fence.ms / 1000).toFixed(1) + ' s';
-  document.querySelector('#ranks tbody').innerHTML = ranks.map((r) => '<tr>' + cell(r.rank, 1) + cell(r.running, 1) + cell(num(r.tasksPerS), 1) + cell(r.sent, 1) + cell(r.received, 1) + cell(num(r.messagesPerS), 1) + cell(fence(r)) + '</tr>').join('');
+  document.querySelector('#ranks tbody').innerHTML = ranks.map((r) => '<tr>' + cell(r.rank, 1) + cell(r.ready, 1) + cell(r.running, 1) + cell(num(r.tasksPerS), 1) + cell(r.sent, 1) + cell(r.received, 1) + cell(num(r.messagesPerS), 1) + cell(fence(r)) + '</tr>').join('');
   const inFence = ranks.filter((r) => r.fence !== null);
   $('fences').textContent = inFence.length === 0 ? 'no fence in progress' : 'in a fence: ' + inFence.map((r) => 'rank ' + r.rank + ' (' + fence(r) + ')').join(', ');
   const n = s.size;
@@ -102,7 +102,7 @@ function tables(s, ranks) {
   $('errors').innerHTML = errs.length === 0 ? '<li style="color:#555">none</li>'
     : errs.map((e) => '<li>' + esc(new Date(e.at).toLocaleTimeString() + ' rank ' + e.rank + ': ' + e.code + ' in ' + (e.tt || '(no TT)') + (e.key ? '[' + e.key + ']' : '') + ': ' + e.message) + '</li>').join('');
   const run = [...tts.values()].reduce((a, t) => a + t.run, 0);
-  $('summary').textContent = ranks.length + ' of ' + s.size + ' rank(s) reporting: ' + num(run) + ' tasks run, ' + num(ranks.reduce((a, r) => a + r.tasksPerS, 0)) + ' tasks/s, ' + ranks.reduce((a, r) => a + r.running, 0) + ' running';
+  $('summary').textContent = ranks.length + ' of ' + s.size + ' rank(s) reporting: ' + num(run) + ' tasks run, ' + num(ranks.reduce((a, r) => a + r.tasksPerS, 0)) + ' tasks/s, ' + num(ranks.reduce((a, r) => a + r.ready, 0)) + ' ready, ' + num(ranks.reduce((a, r) => a + r.running, 0)) + ' running';
 }
 async function tick() {
   let s;
