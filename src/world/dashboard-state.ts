@@ -3,6 +3,7 @@
  * slices of the last seconds, every error seen, and two minutes of history for the charts.
  */
 import type { ErrorNote, RankSummary } from '../ttg/summary.js';
+import { readSummary } from './summary-read.js';
 
 /** How long the task stream of the page reaches back (ms). */
 export const STREAM_MS = 5000;
@@ -44,7 +45,13 @@ export class DashboardState {
     this.history = { t: [], tasks: Array.from({ length: size }, () => []), messages: [], bytes: [], deviceUsed: [] };
   }
 
-  /** A rank's summary arrived. */
+  /** Rank `rank`'s summary arrived as `json` (from the wire: checked, and dropped when it is none). */
+  receive(rank: number, json: unknown): void {
+    const s = readSummary(json, rank, this.size);
+    if (s !== undefined) this.add(s);
+  }
+
+  /** A rank's summary, well formed (its counts per TT in a null-prototype object). */
   add(s: RankSummary): void {
     const before = this.ranks.get(s.rank);
     const dt = before === undefined ? 0 : Math.max(1, s.at - before.at) / 1000;

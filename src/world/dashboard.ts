@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 
 import { Errors } from '../base/errors.js';
 import type { Runtime } from '../ttg/runtime.js';
-import { Summarizer, type RankSummary } from '../ttg/summary.js';
+import { Summarizer } from '../ttg/summary.js';
 import { SUMMARY_MS } from '../ttg/task-sampler.js';
 import { uplotFiles } from '../ttg/uplot-files.js';
 import { guarded, guardServer, hostPort, SERVER_OPTIONS } from './dashboard-guard.js';
@@ -59,7 +59,7 @@ export async function startDashboard(rt: Runtime, at: { host: string; port: numb
   if (rt.rank === 0) {
     const state = new DashboardState(rt.size);
     ({ server, url } = await serve(state, at, rt.rank));
-    transport.onSummary = (_rank, json) => state.add(JSON.parse(json) as RankSummary);
+    transport.onSummary = (rank, json) => state.receive(rank, json);
     console.error(`ttg: dashboard on ${url}`);
   }
   const summarizer = new Summarizer(rt);
