@@ -31,14 +31,15 @@ export interface DeviceOptions {
 /** The three backends of SPEC §5. */
 export type BackendName = 'host' | 'emulated' | 'cuda';
 
-const UNITS: Record<string, number> = {
-  '': 1, b: 1, k: 1024, kb: 1000, kib: 1024, m: 2 ** 20, mb: 1e6, mib: 2 ** 20, g: 2 ** 30, gb: 1e9, gib: 2 ** 30,
-};
+/** A Map: the unit is the user's text (`1constructor` names no unit). */
+const UNITS = new Map<string, number>([
+  ['', 1], ['b', 1], ['k', 1024], ['kb', 1000], ['kib', 1024], ['m', 2 ** 20], ['mb', 1e6], ['mib', 2 ** 20], ['g', 2 ** 30], ['gb', 1e9], ['gib', 2 ** 30],
+]);
 
 /** Parses `8MiB`, `512k`, `1e6`... into bytes. */
 export function parseBytes(text: string, what: string): number {
   const m = /^\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([a-z]*)\s*$/i.exec(text);
-  const unit = m === null ? undefined : UNITS[m[2]!.toLowerCase()];
+  const unit = m === null ? undefined : UNITS.get(m[2]!.toLowerCase());
   if (m === null || unit === undefined) throw DeviceErrors.invalid(what, `is not a byte size like 8MiB or 1048576: '${text}'`);
   return Math.floor(Number(m[1]) * unit);
 }

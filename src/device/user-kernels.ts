@@ -87,7 +87,8 @@ export function load<const S extends Record<string, KernelSpec>>(library: string
   const native = loadNative();
   if (native === null) throw DeviceErrors.unavailable(`the native addon did not load (${nativeLoadError() ?? 'unknown'})`);
   const path = isAbsolute(library) ? library : resolve(library);
-  const out: Record<string, KernelFn> = {};
+  // no prototype: a kernel named `__proto__` or `constructor` is a kernel like any other
+  const out = Object.create(null) as Record<string, KernelFn>;
   for (const [name, spec] of Object.entries(specs)) {
     checkSpec(name, spec);
     const had = loaded.get(name);

@@ -131,9 +131,8 @@ function box(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(box);
   if (v instanceof Set) return new Set([...v].map(box));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v; // split-metadata
-  const o: Record<string, unknown> = {};
-  for (const k in v) o[k] = box((v as Record<string, unknown>)[k]);
-  return o;
+  // own keys, each defined (an own `__proto__` key stays a key instead of setting the prototype)
+  return Object.fromEntries(Object.keys(v).map((k) => [k, box((v as Record<string, unknown>)[k])]));
 }
 
 /**

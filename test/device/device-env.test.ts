@@ -81,6 +81,10 @@ describe('device backend selection (child processes)', function () {
     expect(five).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
     expect(five.message).to.include('at most four fields');
     expect(await child({ TTG_DEVICE: 'host:::0' })).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
+    // a unit named like a member of Object.prototype is no unit (it used to read that member)
+    const proto = await child({ TTG_DEVICE: 'emulated:1:1constructor' });
+    expect(proto).to.include({ ok: false, code: 'E_INVALID_ARGUMENT' });
+    expect(proto.message).to.include("is not a byte size like 8MiB or 1048576: '1constructor'");
   });
 
   it('every host kernel and flag combination of the addon matches the reference (the check used on the no-BLAS build)', async () => {

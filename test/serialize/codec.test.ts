@@ -29,6 +29,21 @@ describe('codec', () => {
     expect(got.get('1')).to.equal('string one');
   });
 
+  it('an own "__proto__" key of a plain object outside a value is a key, whether or not a Map or -0 beside it needs boxing', () => {
+    // msgpackr writes such a key as "__proto_" (it never sets a prototype); boxing must not drop it
+    const plain = JSON.parse('{"__proto__": {"m": 1}, "z": 0}') as Record<string, unknown>;
+    const boxed = JSON.parse('{"__proto__": {"m": 1}, "z": 0}') as Record<string, unknown>;
+    boxed['z'] = -0;
+    const a = decode<[number, Record<string, unknown>]>(encode([7, plain]).bytes).msg[1];
+    const b = decode<[number, Record<string, unknown>]>(encode([7, boxed]).bytes).msg[1];
+    expect(Object.keys(a)).to.deep.equal(['__proto_', 'z']);
+    expect(Object.keys(b)).to.deep.equal(['__proto_', 'z']);
+    expect(b['__proto_']).to.deep.equal({ m: 1 });
+    expect(Object.is(b['z'], -0)).to.equal(true);
+    expect(Object.getPrototypeOf(b)).to.equal(Object.prototype);
+    expect(Object.keys(Object.prototype)).to.deep.equal([]);
+  });
+
   it('keeps -0 negative at any depth (msgpack alone writes it as the integer 0), and 0 positive', () => {
     const value = { z: -0, list: [0, -0, [-0]], m: new Map([[-1, -0]]), n: 0 }; // (a Set stores -0 as 0 itself)
     const { msg } = decode<typeof value>(encode(value).bytes);

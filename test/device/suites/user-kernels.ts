@@ -235,6 +235,23 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
     expect([...y.host]).to.deep.equal([11, 21, 31]);
   });
 
+  it('kernels named like members of Object.prototype are kernels like any other: listed, called, and the prototype untouched', async () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
+    const spec = { host: 'increment', buffers: ['inout'], ...(backend === 'cuda' ? { cuda: 'increment_cuda' } : {}) } as const;
+    const loaded = ttg.device.kernels.load(lib, Object.fromEntries(names.map((n) => [n, spec])));
+    expect(Object.keys(loaded).sort()).to.deep.equal([...names].sort());
+    const counts = new ttg.Buffer(new Int32Array([0, 10]));
+    await inTask(function* () {
+      const { stream } = (yield ttg.device.input(counts)) as ttg.device.InputResult;
+      for (const n of names) (Object.getOwnPropertyDescriptor(loaded, n)!.value as ttg.device.KernelFn)(stream, { buffers: [counts] });
+      ttg.device.kernels.call('__proto__', stream, { buffers: [counts] });
+      yield ttg.device.kernel(counts);
+    });
+    expect([...counts.host]).to.deep.equal([7, 17]);
+    expect(Object.keys(Object.prototype)).to.deep.equal([]);
+    expect(typeof ({} as { toString: unknown }).toString).to.equal('function');
+  });
+
   it('loading: a missing library or function, a bad declaration, and a name taken by another kernel are errors naming it', () => {
     expectTtgError(thrown(() => ttg.device.kernels.load('/nonexistent/libk.so', { a: { host: 'a', buffers: [] } })), 'E_INVALID_ARGUMENT', ["'a'", 'cannot load /nonexistent/libk.so']);
     expectTtgError(thrown(() => ttg.device.kernels.load(lib, { b: { host: 'no_such_fn', buffers: [] } })), 'E_INVALID_ARGUMENT', ["'b'", "no function 'no_such_fn'"]);
