@@ -4,7 +4,8 @@
  * and running; messages and bytes per destination; the fence in progress; errors as they happen;
  * and a sample of the task slices since the last summary (the task stream, from the scheduler's
  * {@link TaskSampler}). The counts are kept where tasks change state (the TT's `runs`, `queued`,
- * `held`, its assembly's pending tasks), so a summary costs O(TTs), not O(tasks waiting).
+ * `held`, the pending tasks of the assemblies that hold some), so a summary costs O(TTs), not
+ * O(tasks waiting).
  * Nothing here uses the tracer.
  */
 import { errorFields, type TtgError } from '../base/errors.js';
@@ -119,6 +120,7 @@ export class Summarizer {
     let tasks = 0;
     const tts = countsByName();
     for (const w of worlds) {
+      // liveTTs also yields a TT whose constructor threw after taking its id: only its fields are set
       for (const tt of w.liveTTs()) {
         const before = this.seen.get(tt) ?? 0;
         if (tt.runs !== before) {
@@ -126,12 +128,14 @@ export class Summarizer {
           this.seen.set(tt, tt.runs);
           this.done.set(tt.name, (this.done.get(tt.name) ?? 0) + tt.runs - before);
         }
-        const waiting = tt.assembly.pendingCount();
-        if (tt.queued === 0 && waiting === 0 && tt.held === 0) continue;
+        if (tt.queued === 0 && tt.held === 0) continue;
         const c = (tts[tt.name] ??= [0, 0, 0, 0]);
         c[1] += tt.queued;
-        c[2] += waiting;
         c[3] += tt.held;
+      }
+      for (const a of w.live) {
+        const waiting = a.pendingCount();
+        if (waiting !== 0) (tts[a.tt.name] ??= [0, 0, 0, 0])[2] += waiting;
       }
     }
     for (const [name, n] of this.done) (tts[name] ??= [0, 0, 0, 0])[0] = n;

@@ -96,6 +96,15 @@ describe('the dashboard\'s counts per TT are kept as tasks change state, and equ
     expect(s.take([]).tts['DW-PAIR']![0]).to.equal(25_000);
   });
 
+  it('a TT whose making threw after it took its id (no assembly) is skipped, not read', () => {
+    const e = new ttg.Edge<number, number>('dm-e');
+    // one parameter too many: E_ARITY, thrown by the constructor after the TT took its id
+    const body = ((_k: number, _a: number, _o: unknown, _x: unknown) => {}) as unknown as (k: number, a: number) => void;
+    expect(() => ttg.make_tt(body, [e], [], { name: 'DM-HALF' })).to.throw(/E_ARITY/);
+    expect(() => same(s, 'with a half-made TT')).to.not.throw();
+    expect(s.take([]).tts['DM-HALF']).to.equal(undefined);
+  });
+
   it('through three phases: tasks waiting for a late input, chains, priorities; inside bodies and at each fence', async () => {
     const N = 400;
     const next = new ttg.Edge<number, void>('dc-next');
