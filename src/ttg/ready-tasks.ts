@@ -11,12 +11,16 @@ import type { Task } from './task.js';
 
 /** Two ready queues, one for the tasks of TTs that feed a device, picked by priority and arrival. */
 export class ReadyTasks {
-  private readonly host = new ReadyQueue<Task>();
-  private readonly feeding = new ReadyQueue<Task>();
-  private arrivals = 0;
+  protected readonly host: ReadyQueue<Task>;
+  protected readonly feeding: ReadyQueue<Task>;
+  protected arrivals: number;
 
-  /** `device()`: the device layer, once it is started. */
-  constructor(private readonly device: () => DevicePort | undefined) {}
+  /** `device()`: the device layer, once it is started; `from`: the queue whose tasks this one takes over. */
+  constructor(private readonly device: () => DevicePort | undefined, from?: ReadyTasks) {
+    this.host = from === undefined ? new ReadyQueue<Task>() : from.host;
+    this.feeding = from === undefined ? new ReadyQueue<Task>() : from.feeding;
+    this.arrivals = from === undefined ? 0 : from.arrivals;
+  }
 
   /** Number of queued tasks. */
   get size(): number {

@@ -6,6 +6,7 @@
 import { BodyKind, callBody, isThenable } from './body.js';
 import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
 import { Errors, isTtgError, TtgError, withTask } from '../base/errors.js';
+import { CountedReadyTasks } from './counted-ready-tasks.js';
 import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
@@ -25,7 +26,11 @@ export interface SchedulerOwner {
 
 /** The task scheduler of one world. */
 export class Scheduler {
-  private readonly queue = new ReadyTasks(() => this.device);
+  private readonly deviceOf = () => this.device;
+  /** A {@link CountedReadyTasks} while the live dashboard watches (see {@link watch}). */
+  private queue: ReadyTasks = new ReadyTasks(this.deviceOf);
+  /** {@link watch} was called during a drain: the queue is swapped when the drain loop lets go of it. */
+  private recount = false;
   /** Tasks queued or started but not finished. */
   private outstanding = 0;
   private executing = false;
@@ -44,10 +49,7 @@ export class Scheduler {
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
   tracer: Tracer | undefined = undefined;
-  /**
-   * Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined; while set, each
-   * TT's `queued` is kept (set through {@link watch}, which makes the counts right).
-   */
+  /** Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined (see {@link watch}). */
   private watcher: TaskSampler | undefined = undefined;
   /** Tasks to run before the next one is timed for {@link sampler}: one counter on the hot path. */
   private untilSample = NO_SAMPLE;
@@ -81,7 +83,6 @@ export class Scheduler {
     }
     this.outstanding++;
     this.queue.push(t);
-    if (this.watcher !== undefined) t.tt.queued++;
     if (this.executing && !this.draining && !this.scheduled && !this.delivering) this.schedule();
   }
 
@@ -153,7 +154,6 @@ export class Scheduler {
     let n = 0;
     let t: Task | undefined;
     while ((t = q.shift()) !== undefined) {
-      if (this.watcher !== undefined) t.tt.queued--;
       this.run(t);
       this.afterTask?.(t.tt, q.peek()?.tt);
       if ((++n & 63) === 0 && performance.now() - start > this.sliceMs) {
@@ -165,6 +165,7 @@ export class Scheduler {
       }
     }
     this.draining = false;
+    if (this.recount) this.countQueued();
     this.checkIdle();
   }
 
@@ -227,20 +228,27 @@ export class Scheduler {
 
   /**
    * Attaches the live dashboard's sampler (undefined: detaches it). While one is attached, each
-   * TT's `queued` counts its tasks in this queue, kept where they enter and leave it, so that a
-   * summary reads them instead of walking the queue. Off, the hot paths pay one field test. The
-   * tasks queued at the switch are counted in (or out) here, once: the counts stay exact whenever
-   * the dashboard starts, and a detached count goes back to 0.
+   * TT's `queued` counts its tasks in this queue: the queue becomes a {@link CountedReadyTasks},
+   * which keeps it where tasks enter and leave, so that a summary reads it instead of walking the
+   * queue, and detached, the queue is a plain one again (off, the hot paths do not count at all).
+   * The tasks queued at the switch are counted in (or out) once, so the counts are exact whenever
+   * the dashboard starts, and a detached count goes back to 0. During a drain the loop holds the
+   * queue: the switch waits for its end (a summary taken in a body meanwhile is behind).
    */
   watch(sampler: TaskSampler | undefined): void {
-    const was = this.watcher;
-    if (was === sampler) return;
-    if ((was === undefined) !== (sampler === undefined)) {
-      const d = sampler === undefined ? -1 : 1;
-      for (const t of this.queuedTasks()) t.tt.queued += d;
-    }
     this.watcher = sampler;
     if (sampler !== undefined) this.sampleWithin(1);
+    if (this.draining) this.recount = true;
+    else this.countQueued();
+  }
+
+  /** Makes the queue count (or not) as {@link watch} last asked, counting its tasks in or out. */
+  private countQueued(): void {
+    this.recount = false;
+    const on = this.watcher !== undefined;
+    if (on === this.queue instanceof CountedReadyTasks) return;
+    for (const t of this.queuedTasks()) t.tt.queued += on ? 1 : -1;
+    this.queue = on ? new CountedReadyTasks(this.deviceOf, this.queue) : new ReadyTasks(this.deviceOf, this.queue);
   }
 
   private callBody(t: Task): void {
@@ -488,7 +496,6 @@ export class Scheduler {
     }
     for (const q of this.queue.drain()) {
       this.outstanding--;
-      if (this.watcher !== undefined) q.tt.queued--;
       this.drop(q);
     }
     this.checkIdle();

@@ -273,6 +273,32 @@ describe('the dashboard\'s counts per TT are kept as tasks change state, and equ
     expect(s.take([]).tts['DS-PAIR']![0]).to.equal(25);
   });
 
+  it('attached and detached from inside a body, with tasks queued behind it: the counts switch when the drain ends, exact', async () => {
+    s.stop();
+    const go = new ttg.Edge<number, number>('db-go');
+    let inner: Summarizer | undefined;
+    let mid: Array<[string, number, number, number]> = [];
+    const tt = ttg.make_tt((k: number, _x: number) => {
+      if (k === 0) inner = new Summarizer(defaultRuntime());
+      if (k === 20) mid = kept(inner!);
+      if (k === 30) inner!.stop();
+      if (k === 31) inner = new Summarizer(defaultRuntime());
+    }, [go], [], { name: 'DB-BODY' });
+    ttg.make_graph_executable(tt);
+    for (let k = 0; k < 50; k++) tt.invoke(k, k);
+    await fence();
+    // inside the drain, the queue was not counting yet: the summary read no ready task
+    expect(mid.filter((r) => r[0] === 'DB-BODY')).to.deep.equal([]);
+    expect(tt.queued).to.equal(0);
+    s = inner!;
+    same(s, 'after the drain');
+    for (let k = 100; k < 110; k++) tt.invoke(k, k);
+    same(s, 'ten queued');
+    expect(rows(s, 'DB-')).to.deep.equal([['DB-BODY', 10, 0, 0]]);
+    await fence();
+    same(s, 'done');
+  });
+
   it('attached while tasks are queued, detached, attached again: the queued counts stay exact; ready and running per rank', async () => {
     s.stop();
     const go = new ttg.Edge<number, number>('da-go');
