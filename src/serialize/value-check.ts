@@ -58,11 +58,29 @@ function checkOnce(v: object): void {
   seen.add(v);
 }
 
+/**
+ * An array carries its elements only: a hole would arrive as `undefined`, and any other own
+ * property (enumerable or not) would be dropped. Counting keys alone is not enough, as a hole and
+ * an extra property balance; own names list the indices first, then `length`, then the rest.
+ */
+function checkArrayKeys(v: unknown[]): void {
+  const names = Object.getOwnPropertyNames(v);
+  if (names.length === v.length + 1 && names[v.length] === 'length') return;
+  if (names[v.length] !== 'length') {
+    let i = 0;
+    while (i in v) i++;
+    path.push(i);
+    refuse('a hole in an array would arrive as undefined');
+  }
+  path.push(names[v.length + 1]!);
+  refuse('an own property of an array other than its elements would not arrive (arrays carry only their elements)');
+}
+
 /** The strict rules for an object inside a value: exact built-in prototypes. */
 function checkShape(v: object, proto: unknown): void {
   if (Array.isArray(v)) {
     if (proto !== Array.prototype) refuse(`a subclass of Array (${v.constructor?.name}) would arrive as an Array`);
-    if (Object.keys(v).length !== v.length) refuse('an array with holes or extra properties would arrive without them');
+    checkArrayKeys(v);
   } else if (v instanceof Map) {
     if (proto !== Map.prototype) refuse(`a subclass of Map (${v.constructor?.name}) would arrive as a Map`);
   } else if (v instanceof Set) {

@@ -328,6 +328,10 @@ export const CASES: Case[] = [
     x.extra = 3;
     return { value: { x } };
   } },
+  // issue 55, item 1: a hole and an extra property balance in a count of keys
+  { name: 'issue 55: a hole plus an extra array property (arrived as [undefined])', item: 7, expect: refuse('value.a[0]', /hole/), make: () => ({ value: { a: Object.assign(new Array(1), { k: 0 }) } }) },
+  { name: 'issue 55: holes and as many extra array properties', item: 7, expect: refuse('value.a[1]', /hole/), make: () => ({ value: { a: Object.assign([1, , 3, , 5], { j: 1, k: 2 }) } }) },
+  { name: 'issue 55: a non-enumerable extra array property (dropped)', item: 7, expect: refuse('value.a.tag', /only their elements/), make: () => ({ value: { a: Object.defineProperty([1, 2], 'tag', { value: 'x' }) } }) },
   { name: 'an object with a null prototype (gains Object.prototype)', item: 7, expect: refuse('value.n', /null/i), make: () => {
     const n = Object.create(null) as Record<string, number>;
     n['a'] = 1;
@@ -505,7 +509,7 @@ export function generate(seed: number, hostileRate = 0.25): Generated {
       case 2: return made('a Float64Array subclass', new F64(3));
       case 3: return made('a Map subclass', new MyMap([[1, 2]]));
       case 4: return made('an Array subclass', MyArray.from([1]));
-      case 5: return made('a hole', [1, , 3]);
+      case 5: return r() < 0.5 ? made('a hole', [1, , 3]) : made('a hole and an extra property', Object.assign(new Array(1), { k: 0 }));
       case 6: return made('a null-prototype object', Object.assign(Object.create(null) as object, { a: 1 }));
       case 7: return made('an own __proto__', JSON.parse('{"__proto__": {"x": 1}}'));
       case 8: return made('a symbol key', { [Symbol('k')]: 1 });
