@@ -47,6 +47,34 @@ class MapBox {
   constructor(readonly entries: [unknown, unknown][]) {}
 }
 
+/**
+ * A plain object msgpackr cannot write as a map: one whose `constructor` is not `Object` (an own
+ * field named `constructor` sends msgpackr looking for extensions and then for a `toJSON` method,
+ * which an own `toJSON` field that is no function breaks), or one with more keys than the 16-bit
+ * map size msgpackr uses for plain objects. Travels as its keys and values, alternating.
+ */
+class ObjectBox {
+  constructor(readonly flat: unknown[]) {}
+}
+addExtension({
+  Class: ObjectBox,
+  type: 0x56,
+  write: (b: ObjectBox) => b.flat,
+  read(flat: unknown[]) {
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < flat.length; i += 2) {
+      const k = flat[i] as string;
+      // a key "__proto__" (allowed in headers) stays a key instead of setting the prototype
+      if (k === '__proto__') Object.defineProperty(o, k, { value: flat[i + 1], enumerable: true, writable: true, configurable: true });
+      else o[k] = flat[i + 1];
+    }
+    return o;
+  },
+});
+
+/** The most keys msgpackr writes in a plain object's map. */
+const MAX_MAP_KEYS = 0xffff;
+
 /** -0 on its way into msgpack, which would write it as the integer 0 (see {@link encode}). */
 class NegativeZero {}
 const NEGATIVE_ZERO = new NegativeZero();
@@ -121,8 +149,9 @@ export interface DecodedMessage<T> {
 }
 
 /**
- * `v` with every Map and every -0 inside it boxed (containers on the way are copied; other values
- * kept): msgpackr writes a Map as a plain map and -0 as the integer 0 before it looks at extensions.
+ * `v` with every Map, every -0 and every plain object msgpackr cannot write inside it boxed
+ * (containers on the way are copied; other values kept): msgpackr writes a Map as a plain map and
+ * -0 as the integer 0 before it looks at extensions.
  */
 function box(v: unknown): unknown {
   if (typeof v === 'number') return v === 0 && 1 / v < 0 ? NEGATIVE_ZERO : v;
@@ -131,8 +160,14 @@ function box(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(box);
   if (v instanceof Set) return new Set([...v].map(box));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v; // split-metadata
+  const keys = Object.keys(v);
+  if ((v as { constructor?: unknown }).constructor !== Object || keys.length > MAX_MAP_KEYS) {
+    const flat: unknown[] = [];
+    for (const k of keys) flat.push(k, box((v as Record<string, unknown>)[k]));
+    return new ObjectBox(flat);
+  }
   // own keys, each defined (an own `__proto__` key stays a key instead of setting the prototype)
-  return Object.fromEntries(Object.keys(v).map((k) => [k, box((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(keys.map((k) => [k, box((v as Record<string, unknown>)[k])]));
 }
 
 /**

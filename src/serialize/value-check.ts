@@ -188,12 +188,17 @@ function check(v: unknown, depth: number): void {
         refuse(`a ${name} instance would arrive as a plain object: register the class with ttg.register_split_metadata`);
       }
       if (strict && Object.prototype.hasOwnProperty.call(v, '__proto__')) refuse('an own "__proto__" property would not arrive as one');
+      // msgpackr reads `constructor` to choose how to write an object, and writes at most 65,535 keys in a map
+      if ((v as { constructor?: unknown }).constructor !== Object) needsBoxes = true;
+      let n = 0;
       for (const k in v) {
         checkString(k);
         path.push(k);
         check((v as Record<string, unknown>)[k], depth + 1);
         path.pop();
+        n++;
       }
+      if (n > 0xffff) needsBoxes = true;
       return;
     }
     case 'number':
@@ -203,7 +208,7 @@ function check(v: unknown, depth: number): void {
   }
 }
 
-/** The walk met a Map or a -0: the message must be boxed before msgpack writes it. */
+/** The walk met a Map, a -0 or a plain object msgpackr cannot write: the message must be boxed before msgpack writes it. */
 let needsBoxes = false;
 
 /**

@@ -218,6 +218,13 @@ export function dag(depth: number): unknown {
   return v;
 }
 
+/** A plain object with `n` properties. */
+function wide(n: number): Record<string, number> {
+  const o: Record<string, number> = {};
+  for (let i = 0; i < n; i++) o[`p${i}`] = i;
+  return o;
+}
+
 const LONG = 'ab😀c\u00e9中'.repeat(20000);
 
 export const CASES: Case[] = [
@@ -263,6 +270,12 @@ export const CASES: Case[] = [
   { name: 'undefined in objects and arrays (not holes), null, booleans, numeric-like property names', item: 7, expect: EQUAL, make: () => ({ value: {
     u: undefined, arr: [undefined, 1, null], t: true, f: false, n: null, o: { '1': 'one', '-0': 'minus zero', '': 'empty', 'a b': 2 },
   } }) },
+  // issue 55, item 8: plain objects msgpackr alone cannot write
+  { name: 'issue 55: fields named constructor and toJSON (msgpackr threw "value.toJSON is not a function")', item: 0, expect: EQUAL, make: () => ({ value: {
+    rec: { constructor: 'Point', toJSON: 1 }, m: new Map([[{ constructor: 'k', toJSON: 2 }, [{ toJSON: 3, constructor: 4 }]]]), z: { constructor: -0 },
+  } }) },
+  { name: 'issue 55: a task key with fields named constructor and toJSON', item: 0, expect: EQUAL, make: () => ({ key: { constructor: 'K', toJSON: 1 }, value: 1 }) },
+  { name: 'issue 55: an object with 65,536 properties (msgpackr threw "16-bit map size")', item: 0, expect: EQUAL, make: () => ({ value: { wide: wide(65536) } }) },
   { name: 'ttg.Buffer in an object, as a Map value and key, and in a Set', item: 0, expect: EQUAL, make: () => {
     const b = (x: number) => new ttg.Buffer(filled(new Float64Array(3), (i) => x + i));
     return { value: { b: b(1), m: new Map<unknown, unknown>([['v', b(2)], [b(3), 'buffer key']]), s: new Set([b(4)]), i32: new ttg.Buffer(new Int32Array([5, 6])) } };
@@ -358,6 +371,7 @@ export const CASES: Case[] = [
   // ---- items 4 and 5: split metadata
   { name: 'a Map in split metadata (arrives as a plain object)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ m: new Map([[1, 'a']]) }, new Float64Array([1, 2, 3, 4])) } }) },
   { name: '-0 in split metadata (arrives as +0)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ z: -0, l: [-0] }, new Float64Array(4)) } }) },
+  { name: 'issue 55: split metadata with fields named constructor and toJSON', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ constructor: 'P', toJSON: 1 }, new Float64Array(4)) } }) },
   { name: 'a function in split metadata (arrives as undefined)', item: 4, split: true, expect: refuse(/value\.t/, /function/), make: () => ({ value: { t: new Tagged({ f: () => 1 }, new Float64Array(4)) } }) },
   { name: 'an unregistered class in split metadata (arrives as a plain object)', item: 4, split: true, expect: refuse(/value\.t/, /Point/), make: () => ({ value: { t: new Tagged({ p: new Point(2) }, new Float64Array(4)) } }) },
   { name: 'a typed array in split metadata of the same size as the data (payloads swap)', item: 4, split: true, expect: { equalOrRefused: true }, make: () => ({
