@@ -9,8 +9,9 @@
  * rank gets an `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the
  * byte length of a broadcast value, so that any serializable value can be broadcast.
  */
-import { Errors } from '../base/errors.js';
-import { decode, encode } from '../serialize/codec.js';
+import { causeText, Errors } from '../base/errors.js';
+import { decode, encode, UnserializableError } from '../serialize/codec.js';
+import { firstDifference } from '../serialize/same-value.js';
 import { copyPartsFrom } from '../serialize/small-parts.js';
 import { calledInTask } from './in-task.js';
 import { showFenceFailure } from './shown-errors.js';
@@ -85,7 +86,11 @@ export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp):
   }, 'World.allreduce()');
 }
 
-/** Root's `x` on every rank (a copy, decoded from its serialized form; the root gets `x` itself). */
+/**
+ * Root's `x` on every rank (a copy, decoded from its serialized form; the root gets `x` itself).
+ * `x` follows the rules of a sent value (docs/design/values.md); when the root refuses it, every
+ * rank rejects with the root's reason, which travels in place of the value.
+ */
 export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
   rt.check('World.broadcast()');
   refuseInTask(rt, 'World.broadcast()');
@@ -95,30 +100,43 @@ export function broadcast<T>(rt: Runtime, x: T, root: number): Promise<T> {
   let encodeError: unknown;
   if (rootOk && rt.rank === root) {
     try {
-      packed = pack(x);
+      packed = pack(x, rt.checkTravel);
     } catch (err) {
       encodeError = err;
+      // a negative header length says the bytes are the reason, in UTF-8
+      packed = { bytes: new TextEncoder().encode(causeText(err)), headerBytes: -1 };
     }
   }
   return rt.lane.run(async () => {
-    const lengths: [number, number] | undefined = packed !== undefined ? [packed.headerBytes, packed.bytes.length] : encodeError !== undefined ? [-1, -1] : undefined;
+    const lengths: [number, number] | undefined = packed !== undefined ? [packed.headerBytes, packed.bytes.length] : undefined;
     const [headerBytes, total] = await agree(rt, [CallKind.Broadcast, -1, -1, -1, rootOk ? root : INVALID], lengths);
     if (!rootOk) throw Errors.invalidArgument('World.broadcast(x, root)', `needs a rank of this world in [0, ${rt.size}), got ${String(root)}`, { rank: rt.rank });
-    if (headerBytes < 0) throw Errors.serialize(`the value broadcast by rank ${root}`, undefined, undefined, undefined, rt.rank, encodeError ?? new Error('it could not be serialized there'));
     const bytes = packed?.bytes ?? new Uint8Array(total);
     await rt.transport!.bcast(bytes, root);
+    if (headerBytes < 0) {
+      throw Errors.serialize(`the value broadcast by rank ${root}`, undefined, undefined, undefined, rt.rank, encodeError ?? new UnserializableError(new TextDecoder().decode(bytes)));
+    }
     if (rt.rank === root) return x;
-    const decoded = decode<T>(bytes.subarray(0, headerBytes));
-    copyPartsFrom(bytes.subarray(align8(headerBytes)), decoded.parts);
-    return decoded.msg;
+    return unpack<T>(bytes, headerBytes);
   }, 'World.broadcast()');
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-/** `x` serialized into one buffer: the header, then (from an 8-byte boundary) its arrays' bytes. */
-function pack(x: unknown): { bytes: Uint8Array; headerBytes: number } {
-  const { bytes: header, parts } = encode(x);
+/** The value in {@link pack}'s buffer. */
+function unpack<T>(bytes: Uint8Array, headerBytes: number): T {
+  const decoded = decode<[T]>(bytes.subarray(0, headerBytes));
+  copyPartsFrom(bytes.subarray(align8(headerBytes)), decoded.parts);
+  return decoded.msg[0];
+}
+
+/**
+ * `x` serialized into one buffer: the header, then (from an 8-byte boundary) its arrays' bytes.
+ * As a sent value, `x` is checked by the strict rules; with `rehearse` (TTG_CHECK_SERIALIZE) it
+ * is also decoded and compared with `x`, as a local delivery is.
+ */
+function pack(x: unknown, rehearse: boolean): { bytes: Uint8Array; headerBytes: number } {
+  const { bytes: header, parts } = encode([x], 0);
   let total = align8(header.length);
   for (const p of parts) total += p.byteLength;
   const bytes = new Uint8Array(total);
@@ -127,6 +145,10 @@ function pack(x: unknown): { bytes: Uint8Array; headerBytes: number } {
   for (const p of parts) {
     bytes.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
     o += p.byteLength;
+  }
+  if (rehearse) {
+    const changed = firstDifference(x, unpack(bytes, header.length));
+    if (changed !== undefined) throw new UnserializableError(`it would arrive changed: ${changed}`);
   }
   return { bytes, headerBytes: header.length };
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
-import { CASES, DAG_CASES, MOVED, judge, type Case, type Outcome } from '../serialize/values.js';
+import { CASES, DAG_CASES, MOVED, judge, WORLD_CASES, type Case, type Outcome } from '../serialize/values.js';
 
 const SCRIPT = fileURLToPath(new URL('./value-roundtrip.js', import.meta.url));
 const ENV = { TTG_HANG_TIMEOUT: '15' };
@@ -117,5 +117,26 @@ describe('seeded random values from rank 0 to rank 1 (issue 36): arrive equal or
     const failures = res.gens.filter((g) => g.failure !== undefined).map((g) => `seed ${g.seed} (${g.verdict}${g.what ? `, ${g.what}` : ''}): ${g.failure}`);
     expect(failures, `${failures.length} of ${COUNT} values (rerun one: mpirun -np 2 node dist/test/mpi/value-roundtrip.js property SEED 1):\n${failures.slice(0, 25).join('\n')}`).to.deep.equal([]);
     expect(res.done, res.output).to.equal(true);
+  });
+});
+
+describe('world.broadcast from rank 0 at 2 ranks (issue 55, item 4): the rules of a send, on every rank', function () {
+  this.timeout(180_000);
+  let res: Run;
+  before(() => {
+    res = launch(['world'], 150_000);
+  });
+  for (const c of WORLD_CASES) {
+    it(c.name, () => {
+      for (const r of [0, 1]) {
+        const o = res.outcomes.get(`${c.name} (rank ${r})`);
+        expect(o, `rank ${r}: no outcome (a rank hung or died before it):\n${res.output}`).to.not.equal(undefined);
+        const failure = judge(c.expect, o!);
+        expect(failure, `rank ${r}: ${failure}`).to.equal(undefined);
+      }
+    });
+  }
+  it('each DAG is refused within 2 s on both ranks', () => {
+    for (const c of DAG_CASES) for (const r of [0, 1]) expect(res.outcomes.get(`${c.name} (rank ${r})`)?.ms, `${c.name}, rank ${r}`).to.be.a('number').below(2000);
   });
 });

@@ -12,6 +12,7 @@
  *   cases [plain|split]        the fixed cases (CASES not marked local or alone)
  *   case <name>                one case alone
  *   dag                        DAG_CASES
+ *   world                      WORLD_CASES through world.broadcast from rank 0; both ranks print
  *   property <first> <count>   seeded random values
  *   moved <variant>            a consumed array moved to rank 0, then sent again inside a value:
  *                              X(i) on rank 0 ──256 KiB──▶ P(i) on rank 1 (consumes; sends it to
@@ -22,7 +23,7 @@
  */
 import * as ttg from 'ttg';
 
-import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, type Case, type Outcome } from '../serialize/values.js';
+import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
 
 const world = await ttg.initialize();
 const { rank, size } = world;
@@ -96,6 +97,12 @@ if (mode === 'cases' || mode === 'dag') {
   const c = [...CASES, ...DAG_CASES].find((x) => x.name === process.argv[3]);
   if (c === undefined) throw new Error(`no case named ${process.argv[3]}`);
   report(`CASE ${JSON.stringify(await run(c.name, c.make, c.via ?? 'send'))}`);
+} else if (mode === 'world') {
+  // every rank must learn a refusal: each prints its own outcome
+  for (const c of WORLD_CASES) {
+    const o = await worldBroadcastRun(world, c);
+    console.log(`CASE ${JSON.stringify({ ...o, name: `${c.name} (rank ${rank})` })}`);
+  }
 } else if (mode === 'property') {
   const first = Number(process.argv[3] ?? 1);
   const count = Number(process.argv[4] ?? 100);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
-import { CASES, DAG_CASES, judge, type Case, type Outcome } from './values.js';
+import { CASES, DAG_CASES, judge, WORLD_CASES, type Case, type Outcome } from './values.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/hostile_values_child.js', import.meta.url));
 
@@ -78,6 +78,18 @@ describe('aliasing DAGs with TTG_CHECK_SERIALIZE=1 (issue 36, item 2): refused a
       const o = res.outcomes.get(c.name);
       expect(o?.ms, `${c.name}: ${res.output}`).to.be.a('number').below(2000);
     }
+  });
+});
+
+describe('world.broadcast with TTG_CHECK_SERIALIZE=1 (issue 55, item 4): the rules of a send', function () {
+  this.timeout(120_000);
+  let res: ChildRun;
+  before(() => {
+    res = runChild(['world'], 90_000);
+  });
+  itEach(WORLD_CASES, () => res);
+  it('each DAG is refused within 2 s', () => {
+    for (const c of DAG_CASES) expect(res.outcomes.get(c.name)?.ms, `${c.name}: ${res.output}`).to.be.a('number').below(2000);
   });
 });
 

@@ -659,6 +659,26 @@ export async function settleRun(name: string, m: () => { key?: unknown; value: u
   return { name, kind: 'equal', ms };
 }
 
+/**
+ * Issue 55, item 4: the cases `world.broadcast` must treat as a send (not those that need a key,
+ * a task or local tricks), and the DAGs, which must be refused at once.
+ */
+export const WORLD_CASES: Case[] = [...CASES.filter((c) => c.where !== 'local' && c.alone !== true && c.via === undefined && c.make().key === undefined), ...DAG_CASES];
+
+/** `world.broadcast` of what `c` makes from rank 0; every rank compares what it got with a fresh `c.make()`. */
+export async function worldBroadcastRun(world: { rank: number; broadcast<T>(x: T, root?: number): Promise<T> }, c: Case): Promise<Outcome> {
+  const t0 = performance.now();
+  try {
+    const got = await world.broadcast(world.rank === 0 ? c.make().value : undefined, 0);
+    const ms = performance.now() - t0;
+    const diff = strictDiff(c.make().value, got);
+    return diff === undefined ? { name: c.name, kind: 'equal', ms } : { name: c.name, kind: 'changed', diff, ms };
+  } catch (e) {
+    const err = e as ttg.TtgError;
+    return { name: c.name, kind: 'error', code: err.code ?? `not a TtgError (${(e as Error)?.name})`, message: err.message, cause: causeOf(err), ms: performance.now() - t0 };
+  }
+}
+
 /** The message of an error's cause (an E_HANG's names the error recorded meanwhile), if any. */
 export function causeOf(e: { cause?: unknown } | undefined): string | undefined {
   const c = e?.cause;
