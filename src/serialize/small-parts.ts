@@ -66,28 +66,30 @@ export function packable(parts: readonly ArrayBufferView[], bytes: number): bool
   return parts.length > PACK_MIN_PARTS && bytes <= parts.length * PACK_MAX_AVERAGE_BYTES;
 }
 
-/** Where each part starts in a packed payload: at a multiple of its element size. */
-const at = (o: number, p: ArrayBufferView): number => {
-  const per = (p as Viewable).BYTES_PER_ELEMENT ?? 1;
-  return Math.ceil(o / per) * per;
-};
+/**
+ * Where each part starts in a packed payload: at a multiple of 8, whatever its element type. The
+ * sender and the receiver compute the layout apart, and a split-metadata class may receive into
+ * arrays of other types than it sent (of the same byte lengths), so the layout may depend on byte
+ * lengths only; 8 is a multiple of every element size, so same-typed copies still apply.
+ */
+const at = (o: number): number => (o + 7) & ~7;
 
 /** The length of {@link packParts}'s payload for `parts`. */
 export function packedBytes(parts: readonly ArrayBufferView[]): number {
   let o = 0;
-  for (const p of parts) o = at(o, p) + p.byteLength;
+  for (const p of parts) o = at(o) + p.byteLength;
   return o;
 }
 
 /**
- * `parts` in one new array, each at a multiple of its element size so that it is copied through
- * a same-typed view (what {@link unpackParts} reads).
+ * `parts` in one new array, each at a multiple of 8 bytes so that it is copied through a
+ * same-typed view (what {@link unpackParts} reads).
  */
 export function packParts(parts: readonly ArrayBufferView[]): Uint8Array {
   const out = new Uint8Array(packedBytes(parts));
   let o = 0;
   for (const p of parts) {
-    o = at(o, p);
+    o = at(o);
     const dst = sameTyped(p as Viewable, out.buffer, o);
     if (dst !== undefined) dst.set(p);
     else out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
@@ -100,7 +102,7 @@ export function packParts(parts: readonly ArrayBufferView[]): Uint8Array {
 export function unpackParts(packed: Uint8Array, parts: readonly ArrayBufferView[]): void {
   let o = 0;
   for (const p of parts) {
-    o = at(o, p);
+    o = at(o);
     const src = sameTyped(p as Viewable, packed.buffer as ArrayBuffer, packed.byteOffset + o);
     if (src !== undefined) (p as unknown as { set(a: unknown): void }).set(src);
     else new Uint8Array(p.buffer, p.byteOffset, p.byteLength).set(packed.subarray(o, o + p.byteLength));

@@ -5,6 +5,9 @@
  * with E_SERIALIZE naming the path inside the value; a moved array sent again inside a value is
  * E_MOVED. The program is test/mpi/value-roundtrip.ts; one mpirun per group (a few seconds each).
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
@@ -124,7 +127,17 @@ describe('world.broadcast from rank 0 at 2 ranks (issue 55, item 4): the rules o
   this.timeout(180_000);
   let res: Run;
   before(() => {
-    res = launch(['world'], 150_000);
+    const dir = mkdtempSync(join(tmpdir(), 'ttg-world-'));
+    try {
+      res = launch(['world', dir], 150_000);
+      for (const r of [0, 1]) {
+        const file = join(dir, `world-${r}.jsonl`);
+        if (!existsSync(file)) continue;
+        for (const l of readFileSync(file, 'utf8').split('\n')) if (l !== '') { const o = JSON.parse(l) as Outcome; res.outcomes.set(o.name, o); }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   for (const c of WORLD_CASES) {
     it(c.name, () => {

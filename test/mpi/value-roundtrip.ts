@@ -12,7 +12,8 @@
  *   cases [plain|split]        the fixed cases (CASES not marked local or alone)
  *   case <name>                one case alone
  *   dag                        DAG_CASES
- *   world                      WORLD_CASES through world.broadcast from rank 0; both ranks print
+ *   world <dir>                WORLD_CASES through world.broadcast from rank 0; each rank writes
+ *                              its outcomes to <dir>/world-<rank>.jsonl
  *   property <first> <count>   seeded random values
  *   moved <variant>            a consumed array moved to rank 0, then sent again inside a value:
  *                              X(i) on rank 0 ──256 KiB──▶ P(i) on rank 1 (consumes; sends it to
@@ -21,6 +22,9 @@
  *
  *   S(i) on rank 0 ──to──▶ R(key) on rank 1 (send, or broadcast to keys 1000+i and 2000+i)
  */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import * as ttg from 'ttg';
 
 import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
@@ -98,11 +102,10 @@ if (mode === 'cases' || mode === 'dag') {
   if (c === undefined) throw new Error(`no case named ${process.argv[3]}`);
   report(`CASE ${JSON.stringify(await run(c.name, c.make, c.via ?? 'send'))}`);
 } else if (mode === 'world') {
-  // every rank must learn a refusal: each prints its own outcome
-  for (const c of WORLD_CASES) {
-    const o = await worldBroadcastRun(world, c);
-    console.log(`CASE ${JSON.stringify({ ...o, name: `${c.name} (rank ${rank})` })}`);
-  }
+  // every rank must learn a refusal: each writes its own outcomes, to a file of its own (two
+  // ranks' long lines through mpirun's forwarding may interleave)
+  const file = join(process.argv[3] ?? '.', `world-${rank}.jsonl`);
+  for (const c of WORLD_CASES) appendFileSync(file, `${JSON.stringify({ ...await worldBroadcastRun(world, c), name: `${c.name} (rank ${rank})` })}\n`);
 } else if (mode === 'property') {
   const first = Number(process.argv[3] ?? 1);
   const count = Number(process.argv[4] ?? 100);

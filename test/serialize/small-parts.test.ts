@@ -33,14 +33,14 @@ describe('small payload parts: staged copies', () => {
     expect(a[0]).to.equal(2);
   });
 
-  it('packParts places each part at a multiple of its element size, and unpackParts restores every kind', () => {
+  it('packParts places each part at a multiple of 8 bytes, and unpackParts restores every kind', () => {
     const big = new Float64Array(40).map((_, i) => i / 3); // off the heap
     const parts: ArrayBufferView[] = [Uint8Array.of(255), Float64Array.of(-0, NaN), Int16Array.of(-3, 4, 5), BigInt64Array.of(-(2n ** 62n)),
       Uint8Array.of(7, 8, 9), big.subarray(3, 7), new Float32Array(new ArrayBuffer(20), 4, 3).fill(1.25), Uint8ClampedArray.of(200)];
     const packed = packParts(parts);
     expect(packed.byteLength).to.equal(packedBytes(parts));
     // 1 byte, then padding to 8 for the doubles, ...
-    expect(packed.byteLength).to.equal(1 + 7 + 16 + 6 + 2 + 8 + 3 + 5 + 32 + 12 + 1);
+    expect(packed.byteLength).to.equal(1 + 7 + 16 + 6 + 2 + 8 + 3 + 5 + 32 + 12 + 4 + 1);
     const into = parts.map((p) => new (p.constructor as new (n: number) => ArrayBufferView)((p as Uint8Array).length));
     unpackParts(packed, into);
     into.forEach((v, i) => {
@@ -56,4 +56,17 @@ describe('small payload parts: staged copies', () => {
     unpackParts(shifted, again);
     expect([...(again[5] as Float64Array)]).to.deep.equal([...big.subarray(3, 7)]);
   });
+
+  // issue 55, item 9: a split-metadata class may receive into arrays of other element types
+  for (const n of [17, 18, 30]) {
+    it(`${n} parts received into arrays of other element types but the same byte lengths arrive intact`, () => {
+      const sent: ArrayBufferView[] = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? Uint8Array.of(i, i + 1, i + 2) : i % 3 === 1
+        ? Float64Array.of(i + 0.5) : Int16Array.of(i, -i)));
+      const into = sent.map((p) => new Uint8Array(p.byteLength));
+      const packed = packParts(sent);
+      expect(packed.byteLength, 'both sides compute the same length').to.equal(packedBytes(into));
+      unpackParts(packed, into);
+      into.forEach((v, i) => expect([...v], `part ${i}`).to.deep.equal([...new Uint8Array(sent[i]!.buffer, sent[i]!.byteOffset, sent[i]!.byteLength)]));
+    });
+  }
 });

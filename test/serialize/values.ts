@@ -132,6 +132,24 @@ export class Tagged {
   constructor(public meta: unknown, public data: Float64Array) {}
 }
 
+/**
+ * Split-metadata class (issue 55, item 9) whose fields are bytes: sent as views of other element
+ * types where the length allows (those in {@link typedViews}), received as plain Uint8Arrays, as
+ * the contract allows ("arrays of the right sizes").
+ */
+export class Fields {
+  constructor(readonly parts: Uint8Array[]) {}
+}
+/** The Fields whose get_data returns typed views (not an own property: the comparison would see it). */
+const typedViews = new WeakSet<Fields>();
+
+/** A Fields of `n` parts of 3, 8 and 4 bytes, in turn, sent as Uint8, Float64 and Int16 views. */
+export function fields(n: number): Fields {
+  const f = new Fields(Array.from({ length: n }, (_, i) => Uint8Array.from({ length: [3, 8, 4][i % 3]! }, (_, j) => (i * 31 + j * 7) & 255)));
+  typedViews.add(f);
+  return f;
+}
+
 /** A typed-array subclass with a constructor unlike Float64Array's (item 5). */
 export class Mat extends Float64Array {
   constructor(rows: number, cols: number) {
@@ -162,6 +180,11 @@ export function registerSplitClasses(): void {
     get_metadata: (t) => t.meta,
     get_data: (t) => [t.data],
     create_from_metadata: (m) => new Tagged(m, new Float64Array(4)),
+  });
+  ttg.register_split_metadata(Fields, {
+    get_metadata: (f) => f.parts.map((p) => p.byteLength),
+    get_data: (f) => (typedViews.has(f) ? f.parts.map((p, i) => (i % 3 === 1 ? new Float64Array(p.buffer, 0, 1) : i % 3 === 2 ? new Int16Array(p.buffer, 0, 2) : p)) : f.parts),
+    create_from_metadata: (sizes: number[]) => new Fields(sizes.map((b) => new Uint8Array(b))),
   });
   ttg.register_split_metadata(MatTile, {
     get_metadata: (t) => ({ rows: t.rows, cols: t.cols }),
@@ -372,6 +395,9 @@ export const CASES: Case[] = [
   { name: 'a Map in split metadata (arrives as a plain object)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ m: new Map([[1, 'a']]) }, new Float64Array([1, 2, 3, 4])) } }) },
   { name: '-0 in split metadata (arrives as +0)', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ z: -0, l: [-0] }, new Float64Array(4)) } }) },
   { name: 'issue 55: split metadata with fields named constructor and toJSON', item: 4, split: true, expect: EQUAL, make: () => ({ value: { t: new Tagged({ constructor: 'P', toJSON: 1 }, new Float64Array(4)) } }) },
+  // issue 55, item 9: more than 16 parts travel packed; the receiver's arrays have other element types
+  ...[17, 18, 30].map((n): Case => ({ name: `issue 55: a split object of ${n} parts received into arrays of other element types`, item: 0, split: true, expect: EQUAL,
+    make: () => ({ value: { f: fields(n) } }) })),
   { name: 'a function in split metadata (arrives as undefined)', item: 4, split: true, expect: refuse(/value\.t/, /function/), make: () => ({ value: { t: new Tagged({ f: () => 1 }, new Float64Array(4)) } }) },
   { name: 'an unregistered class in split metadata (arrives as a plain object)', item: 4, split: true, expect: refuse(/value\.t/, /Point/), make: () => ({ value: { t: new Tagged({ p: new Point(2) }, new Float64Array(4)) } }) },
   { name: 'a typed array in split metadata of the same size as the data (payloads swap)', item: 4, split: true, expect: { equalOrRefused: true }, make: () => ({
