@@ -105,7 +105,7 @@ if (mode === 'cases' || mode === 'dag') {
   // every rank must learn a refusal: each writes its own outcomes, to a file of its own (two
   // ranks' long lines through mpirun's forwarding may interleave)
   const file = join(process.argv[3] ?? '.', `world-${rank}.jsonl`);
-  for (const c of WORLD_CASES) appendFileSync(file, `${JSON.stringify({ ...await worldBroadcastRun(world, c), name: `${c.name} (rank ${rank})` })}\n`);
+  for (const c of WORLD_CASES.filter((x) => x.where !== 'local')) appendFileSync(file, `${JSON.stringify({ ...await worldBroadcastRun(world, c), name: `${c.name} (rank ${rank})` })}\n`);
 } else if (mode === 'property') {
   const first = Number(process.argv[3] ?? 1);
   const count = Number(process.argv[4] ?? 100);

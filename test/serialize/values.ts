@@ -689,7 +689,10 @@ export async function settleRun(name: string, m: () => { key?: unknown; value: u
  * Issue 55, item 4: the cases `world.broadcast` must treat as a send (not those that need a key,
  * a task or local tricks), and the DAGs, which must be refused at once.
  */
-export const WORLD_CASES: Case[] = [...CASES.filter((c) => c.where !== 'local' && c.alone !== true && c.via === undefined && c.make().key === undefined), ...DAG_CASES];
+export const WORLD_CASES: Case[] = [...CASES.filter((c) => c.where !== 'local' && c.alone !== true && c.via === undefined && c.make().key === undefined), ...DAG_CASES,
+  // one the rules let through and the comparison of TTG_CHECK_SERIALIZE=1 catches (issue 55, item 7)
+  { name: 'a non-enumerable property of a plain object (TTG_CHECK_SERIALIZE=1 decodes and compares)', item: 0, where: 'local', expect: refuse(/value\.o/, /./),
+    make: () => ({ value: { o: Object.defineProperty({ a: 1 }, 'hidden', { value: 2 }) } }) }];
 
 /** `world.broadcast` of what `c` makes from rank 0; every rank compares what it got with a fresh `c.make()`. */
 export async function worldBroadcastRun(world: { rank: number; broadcast<T>(x: T, root?: number): Promise<T> }, c: Case): Promise<Outcome> {
