@@ -7,7 +7,7 @@
  * per-TT table and a track of events of the trace. Every rank's Object.prototype stays empty and the
  * program's own sum exact.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
-import { startDashboardRun, type DashboardRun } from './dashboard-run.js';
+import { spawnDashboardRun, startDashboardRun, type DashboardRun } from './dashboard-run.js';
 import { resultLines } from './rank-results.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/dashboard-names.js', import.meta.url));
@@ -33,18 +33,7 @@ const own = (o: object, k: string): unknown => (Object.hasOwn(o, k) ? (o as Reco
 
 /** Starts the program in one process (local transport) with TTG_DASHBOARD=0; resolves once it prints the URL. */
 function startAlone(args: string[]): Promise<DashboardRun> {
-  const child = spawn(process.execPath, [SCRIPT, ...args], { env: { ...process.env, TTG_DASHBOARD: '0' } });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /ttg: dashboard on (\S+)/.exec(out);
-      if (m !== null) resolve({ url: m[1]!, exited, output: () => out });
-    });
-    child.on('exit', () => reject(new Error(`the run ended without a dashboard line:\n${out}`)));
-  });
+  return spawnDashboardRun(process.execPath, [SCRIPT, ...args], { ...process.env, TTG_DASHBOARD: '0' });
 }
 
 /** Reads the state every 100 ms until every rank's TT `NAMES[j]` has `want(j)`; the last state read otherwise after 30 s. */

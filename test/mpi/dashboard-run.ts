@@ -23,7 +23,12 @@ export interface DashboardRun {
  */
 export function startDashboardRun(dashboard: string, args: string[] = [], script = SCRIPT, env: Record<string, string> = {}, np = 2): Promise<DashboardRun> {
   const c = mpirunCommand(np, script, args, { ...env, TTG_DASHBOARD: dashboard });
-  const child = spawn(c.command, c.args, { env: c.env });
+  return spawnDashboardRun(c.command, c.args, c.env);
+}
+
+/** Spawns `command args` (a run with TTG_DASHBOARD in `env`); resolves once it printed the dashboard's URL. */
+export function spawnDashboardRun(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<DashboardRun> {
+  const child = spawn(command, args, { env });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
