@@ -4,7 +4,7 @@
  * when it ends, what it held is released. The TT itself only describes the task and its wiring.
  */
 import { checkKey, KeyShapeError } from '../serialize/key-codec.js';
-import { causeText, Errors, TtgError } from '../base/errors.js';
+import { causeText, Errors, isTtgError, TtgError } from '../base/errors.js';
 import type { DevicePort } from './device-port.js';
 import { copyValue, holderCount, release, retain } from './cow.js';
 import { KeyMap } from './key-map.js';
@@ -152,10 +152,22 @@ export class Assembly {
       const v = args[i];
       if (this.shared(v)) {
         release(v);
-        const c = copyValue(v);
+        const c = this.copyInput(v, i, t.key);
         retain(c);
         args[i] = c;
       }
+    }
+  }
+
+  /** A private copy of input `i`'s value `v`; one that cannot be made is named as such, not as the body's error. */
+  private copyInput(v: unknown, i: number, key: unknown): unknown {
+    try {
+      return copyValue(v);
+    } catch (e) {
+      if (isTtgError(e)) throw e;
+      throw Errors.invalidArgument(`a private copy of consumed input ${i}`, `could not be made before the body ran (${causeText(e)}); register a copier for its class (ttg.register_copier)`, {
+        tt: this.tt.name, terminal: i, key, rank: this.rt.rank, cause: e,
+      });
     }
   }
 

@@ -71,7 +71,11 @@ function copyWith(copier: Copier, v: object): unknown {
 function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unknown {
   if (typeof orig !== 'object' || orig === null || orig instanceof ArrayBuffer) return clone;
   const proto: unknown = Object.getPrototypeOf(orig);
-  if (ArrayBuffer.isView(orig) || orig instanceof Date) return withProto(clone as object, proto);
+  if (ArrayBuffer.isView(orig) || orig instanceof Date) {
+    withProto(clone as object, proto);
+    copyOwn(orig, clone as object, done);
+    return clone;
+  }
   const prior = done.get(orig);
   if (prior !== undefined) return prior;
   const copier = copiers.get(proto);
@@ -98,15 +102,37 @@ function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unk
     set.clear();
     let i = 0;
     for (const x of orig) Set.prototype.add.call(set, restore(x, members[i++], done));
-  } else {
-    const c = clone as Record<string, unknown>;
-    for (const k of Object.keys(orig)) c[k] = restore((orig as Record<string, unknown>)[k], c[k], done);
   }
+  copyOwn(orig, clone as object, done);
   for (const sym of Object.getOwnPropertySymbols(orig)) {
     const x = (orig as Record<symbol, unknown>)[sym];
     (clone as Record<symbol, unknown>)[sym] = restore(x, structuredClone(x), done);
   }
   return clone;
+}
+
+/**
+ * The own enumerable properties of `orig` on `clone`: structuredClone keeps those of plain objects
+ * and arrays, and drops those of Maps, Sets, Dates, typed arrays, Errors (beyond name, message,
+ * stack and cause) and RegExps, which are cloned here one by one. The elements of a typed array
+ * and the characters of a String object are not properties to copy.
+ */
+function copyOwn(orig: object, clone: object, done: Map<object, unknown>): void {
+  const elements = ArrayBuffer.isView(orig) ? (orig as Uint8Array).length : orig instanceof String ? orig.length : 0;
+  const o = orig as Record<string, unknown>;
+  const c = clone as Record<string, unknown>;
+  for (const k of Object.keys(orig)) {
+    if (elements !== 0 && isIndexBelow(k, elements)) continue;
+    const x = o[k];
+    const kept = Object.prototype.hasOwnProperty.call(clone, k);
+    Object.defineProperty(c, k, { value: restore(x, kept ? c[k] : structuredClone(x), done), writable: true, enumerable: true, configurable: true });
+  }
+}
+
+/** Whether `k` is the name of an index below `n`. */
+function isIndexBelow(k: string, n: number): boolean {
+  const i = Number(k);
+  return Number.isInteger(i) && i >= 0 && i < n && String(i) === k;
 }
 
 /** `clone` with the prototype `proto` of the value it copies (structuredClone gives the base class, or Object for a null one). */

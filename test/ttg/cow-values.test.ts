@@ -103,3 +103,51 @@ describe('copy-on-write copies keep the value (issue 36, item 11)', () => {
     });
   }
 });
+
+describe('copy-on-write copies keep own properties; a copy that cannot be made is named (issue 55, items 5 and 6)', () => {
+  before(async () => {
+    await ttg.initialize();
+  });
+
+  const tagged = <T extends object>(o: T): T => Object.assign(o, { tag: 'x', nested: { n: 1 } });
+  const OWN: Array<[string, () => object]> = [
+    ['a Map', () => tagged(new Map([[1, 2]]))],
+    ['a Set', () => tagged(new Set([1]))],
+    ['a Date', () => tagged(new Date(0))],
+    ['a Float64Array', () => tagged(new Float64Array([1, 2]))],
+    ['an Error', () => Object.assign(new Error('boom'), { code: 'E1', detail: { n: 1 } })],
+    ['a RegExp', () => tagged(/a+/g)],
+    ['a String object', () => tagged(new String('ab'))],
+  ];
+  for (const [what, make] of OWN) {
+    it(`${what} keeps its own properties, inside a plain object and as the value itself`, async () => {
+      for (const inside of [true, false]) {
+        const r = await copyOf(inside ? { v: make() } : make());
+        expect('error' in r, `the copy must be made: ${'error' in r ? String(r.error) : ''}`).to.equal(false);
+        if ('error' in r) return;
+        expect(r.copy).to.not.equal(r.original);
+        const got = (inside ? (r.copy as { v: object }).v : r.copy) as Record<string, unknown>;
+        const want = (inside ? (r.original as { v: object }).v : r.original) as Record<string, unknown>;
+        expect(got).to.not.equal(want);
+        expect(Object.getPrototypeOf(got)).to.equal(Object.getPrototypeOf(want));
+        for (const k of Object.keys(want)) expect(got[k], `${what}.${k}`).to.deep.equal(want[k]);
+        if (typeof want['nested'] === 'object') expect(got['nested'], 'a nested object is copied, not shared').to.not.equal(want['nested']);
+        if (want instanceof Error) expect([(got as unknown as Error).message, (got as unknown as Error).name]).to.deep.equal([want.message, want.name]);
+        if (want instanceof String) expect(String(got)).to.equal('ab');
+        if (want instanceof Float64Array) expect(Array.from(got as unknown as Float64Array)).to.deep.equal([1, 2]);
+      }
+    });
+  }
+
+  it('a value that cannot be copied fails with E_INVALID_ARGUMENT naming the TT and input, not as the body\'s error', async () => {
+    let ran = false;
+    const r = await copyOf({ f: () => (ran = true) });
+    expect('error' in r).to.equal(true);
+    const e = (r as { error: unknown }).error as ttg.TtgError;
+    expect(e.code).to.equal('E_INVALID_ARGUMENT');
+    expect(e.message).to.match(/private copy of consumed input 0/);
+    expect(e.message).to.match(/register_copier/);
+    expect(e.message).to.include('-consumer');
+    expect(ran).to.equal(false);
+  });
+});
