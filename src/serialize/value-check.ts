@@ -76,6 +76,16 @@ function checkArrayKeys(v: unknown[]): void {
   refuse('an own property of an array other than its elements would not arrive (arrays carry only their elements)');
 }
 
+/** A plain object with `enumerated` properties walked: one it has beyond them is not enumerable, and msgpack would drop it. */
+function checkEnumerable(v: object, enumerated: number): void {
+  const names = Object.getOwnPropertyNames(v);
+  if (names.length === enumerated) return;
+  const hidden = names.find((k) => !Object.prototype.propertyIsEnumerable.call(v, k));
+  if (hidden === undefined) return;
+  path.push(hidden);
+  refuse('a non-enumerable own property would not arrive (only enumerable ones travel)');
+}
+
 /** The strict rules for an object inside a value: exact built-in prototypes. */
 function checkShape(v: object, proto: unknown): void {
   if (Array.isArray(v)) {
@@ -199,6 +209,7 @@ function check(v: unknown, depth: number): void {
         n++;
       }
       if (n > 0xffff) needsBoxes = true;
+      if (strict) checkEnumerable(v, n);
       return;
     }
     case 'number':

@@ -367,6 +367,8 @@ export const CASES: Case[] = [
   // issue 55, item 1: a hole and an extra property balance in a count of keys
   { name: 'issue 55: a hole plus an extra array property (arrived as [undefined])', item: 7, expect: refuse('value.a[0]', /hole/), make: () => ({ value: { a: Object.assign(new Array(1), { k: 0 }) } }) },
   { name: 'issue 55: holes and as many extra array properties', item: 7, expect: refuse('value.a[1]', /hole/), make: () => ({ value: { a: Object.assign([1, , 3, , 5], { j: 1, k: 2 }) } }) },
+  { name: 'issue 55: a non-enumerable property of a plain object (dropped on the wire)', item: 7, expect: refuse('value.o.hidden', /non-enumerable/),
+    make: () => ({ value: { o: Object.defineProperty({ a: 1 }, 'hidden', { value: 2 }) } }) },
   { name: 'issue 55: a non-enumerable extra array property (dropped)', item: 7, expect: refuse('value.a.tag', /only their elements/), make: () => ({ value: { a: Object.defineProperty([1, 2], 'tag', { value: 'x' }) } }) },
   { name: 'an object with a null prototype (gains Object.prototype)', item: 7, expect: refuse('value.n', /null/i), make: () => {
     const n = Object.create(null) as Record<string, number>;
