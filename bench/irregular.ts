@@ -31,6 +31,7 @@ import * as ttg from 'ttg';
 
 import { rawIrregular, type IrregularKind, type IrregularVariant } from './lib/baselines.js';
 import { mpirunCommand } from './lib/mpirun.js';
+import { xorshift32 } from './lib/xorshift.js';
 import { median } from './lib/stats.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
@@ -95,15 +96,7 @@ function launch(): void {
 async function measure(): Promise<void> {
   const world = await ttg.initialize();
   const { rank, size } = world;
-  // xorshift32: a double-precision LCG would lose its low bits, and every index would be even
-  // (owned by rank 0 of 2)
-  let seed = 12345 + 7919 * rank;
-  const random = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return seed >>> 0;
-  };
+  const random = xorshift32(12345 + 7919 * rank);
 
   // histogram, natural form
   const hgo = new ttg.Edge<number, number>('hgo');

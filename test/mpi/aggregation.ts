@@ -17,6 +17,7 @@
  */
 import * as ttg from 'ttg';
 
+import { xorshift32 } from '../../bench/lib/xorshift.js';
 import { requireNative } from '../../src/native/addon.js';
 
 const MODE = process.argv[4] ?? 'order';
@@ -52,14 +53,8 @@ const seq = new ttg.Edge<[number, number], unknown>('seq');
 const upd = new ttg.Edge<number, number>('upd');
 const ask = new ttg.Edge<unknown, void>('ask');
 const reply = new ttg.Edge<[number, number], number>('reply');
-let state = 7 + rank;
-/** xorshift32: every bit of it random, so owners `% size` spread over every rank. */
-const next = (): number => {
-  state ^= state << 13;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  return state >>> 0;
-};
+/** Every bit random, so owners `% size` spread over every rank. */
+const next = xorshift32(7 + rank);
 
 /** The key of request `i` of rank `asker` (default: this rank), to rank `owner`, in one of several shapes. */
 function requestKey(i: number, owner: number, asker = rank): unknown {

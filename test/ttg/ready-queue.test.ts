@@ -5,19 +5,15 @@
  */
 import { expect } from 'chai';
 
+import { xorshift32 } from '../../bench/lib/xorshift.js';
 import { ReadyQueue, type Prioritized } from '../../src/ttg/ready-queue.js';
 
 interface Item extends Prioritized { id: number }
 
-/** xorshift32 from `seed`. */
+/** Uniform in [0, 1) from `seed`. */
 function rng(seed: number): () => number {
-  let s = seed | 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
+  const next = xorshift32(seed);
+  return () => next() / 2 ** 32;
 }
 
 /** The item the reference would take next: highest priority, then earliest arrival. */
