@@ -80,7 +80,8 @@ export async function rawStencil(kernelNs: number, steps: number): Promise<numbe
  * per-destination buffers of `buffer` records (`buffered`; replies too). `seconds` runs barrier to
  * barrier; `check` is the rank's sum of its counters (histogram: the ranks' sums add up to
  * n * size when right) or its requests answered wrongly or not at all (gather: 0 when right).
- * Rejects when n < 0, perRank < 1 or, when buffered, buffer < 1.
+ * Rejects (on every rank alike) unless 0 <= n <= 2^31 - 129, 1 <= perRank <= (2^31 - 1) / size
+ * and, when buffered, 1 <= buffer <= 2^20; a kind, variant or number of another type throws.
  */
 export async function rawIrregular(kind: IrregularKind, variant: IrregularVariant, n: number, perRank: number, buffer: number): Promise<{ seconds: number; check: number }> {
   const [seconds, check] = await onCommThread(baselines().irregularJob(kind, variant, n, perRank, buffer));

@@ -162,7 +162,7 @@ void histogram(const World& w, const IrregularParams& p, double* out) {
   MPI_Barrier(w.comm);
   const double t0 = MPI_Wtime();
   while (!ended || lasts < w.size - 1 || !sender.idle()) {
-    for (const int end = std::min(p.n, made + kChunk); made < end && !sender.backed_up(); ++made) {
+    for (const int end = made + std::min(kChunk, p.n - made); made < end && !sender.backed_up(); ++made) {
       const int c = random.below(p.per_rank * w.size);
       if (c % w.size == w.rank) {
         count(c / w.size);
@@ -219,7 +219,7 @@ void gather(const World& w, const IrregularParams& p, double* out) {
   MPI_Barrier(w.comm);
   const double t0 = MPI_Wtime();
   while (!ended || lasts < w.size - 1 || replies < remote || !sender.idle()) {
-    for (const int end = std::min(p.n, made + kChunk); made < end && !sender.backed_up(); ++made) {
+    for (const int end = made + std::min(kChunk, p.n - made); made < end && !sender.backed_up(); ++made) {
       const int c = random.below(p.per_rank * w.size);
       asked[static_cast<std::size_t>(made)] = c;
       if (c % w.size == w.rank) {
@@ -263,11 +263,12 @@ int run(void* ctx, const void* comm_ptr, double* out, int max_out, char* err, in
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (p.n < 0 || p.per_rank < 1 || p.per_rank > INT_MAX / size || (p.buffered && (p.buffer < 1 || p.buffer > kMaxBuffer)) ||
+  // n below INT_MAX - kChunk: a chunk's end, made + kChunk, must not overflow
+  if (p.n < 0 || p.n > INT_MAX - kChunk || p.per_rank < 1 || p.per_rank > INT_MAX / size || (p.buffered && (p.buffer < 1 || p.buffer > kMaxBuffer)) ||
       max_out < 2) {
     std::snprintf(err, static_cast<std::size_t>(err_len),
-                  "irregular: needs n >= 0, 1 <= perRank <= %d at %d ranks and, when buffered, 1 <= buffer <= %d",
-                  INT_MAX / size, size, kMaxBuffer);
+                  "irregular: needs 0 <= n <= %d, 1 <= perRank <= %d at %d ranks and, when buffered, 1 <= buffer <= %d",
+                  INT_MAX - kChunk, INT_MAX / size, size, kMaxBuffer);
     return -1;
   }
   World w{MPI_COMM_NULL, rank, size};

@@ -51,7 +51,7 @@ for (const kind of ['histogram', 'gather'] as const) {
 
 const refused: string[] = [];
 for (const args of [['histogram', 'buffered', 100, 10, 0], ['gather', 'buffered', 100, 10, -1], ['histogram', 'naive', -1, 10, 1],
-  ['gather', 'naive', 100, 0, 1], ['gather', 'naive', 100, 2 ** 31 - 1, 1], ['histogram', 'buffered', 100, 10, 2 ** 21],
+  ['gather', 'naive', 100, 0, 1], ['gather', 'naive', 100, 2 ** 31 - 1, 1], ['histogram', 'buffered', 100, 10, 2 ** 21], ['histogram', 'naive', 2 ** 31 - 1, 1, 1],
   ['histogram', 'naive', 2 ** 32 + 5, 10, 1], ['gather', 'naive', 1.5, 10, 1], ['gather', 'naive', 10, Number.NaN, 1],
   ['scatter', 'naive', 10, 10, 1], ['histogram', 'exstack', 10, 10, 1]] as const) {
   refused.push(await refusal(() => rawIrregular(...(args as unknown as Parameters<typeof rawIrregular>))));
