@@ -15,7 +15,9 @@ interface Result {
   rank: number;
   size: number;
   runs: Array<[string, string, number, number, number, number, number]>;
-  refused: string[];
+  /** Each refusal's index into `messages`. */
+  refused: number[];
+  messages: string[];
   after: [number, number];
 }
 
@@ -25,7 +27,8 @@ describe('plain-MPI baselines of bench:irregular', function () {
   for (const np of [2, 3]) {
     it(`histogram and index-gather, naive and buffered, exact at ${np} ranks; bad parameters refused`, () => {
       const rs = rankResults<Result>(np, SCRIPT, [], 30_000);
-      for (const r of rs) {
+      for (const res of rs) {
+        const r = { ...res, refused: res.refused.map((i) => res.messages[i]!) };
         expect(r.size).to.equal(np);
         for (const [kind, variant, n, perRank, buffer, check, expected] of r.runs) {
           expect(check, `rank ${r.rank}: ${kind} ${variant} n=${n} perRank=${perRank} buffer=${buffer}`).to.equal(expected);

@@ -58,6 +58,9 @@ for (const args of [['histogram', 'buffered', 100, 10, 0], ['gather', 'buffered'
 }
 const after = await rawIrregular('gather', 'buffered', 1000, 20, 16);
 const total = (await held(addon.allreduce(Float64Array.of(after.check))))[0];
-console.log(`RESULT ${JSON.stringify({ rank, size, runs, refused, after: [after.check, total] })}`);
+// each refusal as an index into its distinct messages: a line of several KB from each of 3 ranks
+// may reach mpirun's output interleaved with another's
+const messages = [...new Set(refused)];
+console.log(`RESULT ${JSON.stringify({ rank, size, runs, refused: refused.map((m) => messages.indexOf(m)), messages, after: [after.check, total] })}`);
 await held(addon.barrier());
 addon.finalize();
