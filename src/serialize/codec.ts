@@ -50,8 +50,9 @@ class MapBox {
 /**
  * A plain object msgpackr cannot write as a map: one whose `constructor` is not `Object` (an own
  * field named `constructor` sends msgpackr looking for extensions and then for a `toJSON` method,
- * which an own `toJSON` field that is no function breaks), or one with more keys than the 16-bit
- * map size msgpackr uses for plain objects. Travels as its keys and values, alternating.
+ * which an own `toJSON` field that is no function breaks), one with more keys than the 16-bit
+ * map size msgpackr uses for plain objects, or one with an own `__proto__` key (msgpackr reads it
+ * back as `__proto_`). Travels as its keys and values, alternating.
  */
 class ObjectBox {
   constructor(readonly flat: unknown[]) {}
@@ -64,7 +65,7 @@ addExtension({
     const o: Record<string, unknown> = {};
     for (let i = 0; i < flat.length; i += 2) {
       const k = flat[i] as string;
-      // a key "__proto__" (allowed in headers) stays a key instead of setting the prototype
+      // an own key "__proto__" stays a key instead of setting the prototype
       if (k === '__proto__') Object.defineProperty(o, k, { value: flat[i + 1], enumerable: true, writable: true, configurable: true });
       else o[k] = flat[i + 1];
     }
@@ -161,7 +162,7 @@ function box(v: unknown): unknown {
   if (v instanceof Set) return new Set([...v].map(box));
   if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v; // split-metadata
   const keys = Object.keys(v);
-  if ((v as { constructor?: unknown }).constructor !== Object || keys.length > MAX_MAP_KEYS) {
+  if ((v as { constructor?: unknown }).constructor !== Object || keys.length > MAX_MAP_KEYS || Object.prototype.hasOwnProperty.call(v, '__proto__')) {
     const flat: unknown[] = [];
     for (const k of keys) flat.push(k, box((v as Record<string, unknown>)[k]));
     return new ObjectBox(flat);

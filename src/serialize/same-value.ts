@@ -1,41 +1,104 @@
 /**
- * The comparison behind `TTG_CHECK_SERIALIZE=1`: whether a decoded value is the value that was
- * sent — the same prototypes at every depth, numbers by `Object.is` (so -0 and NaN count), typed
- * arrays of the same class and bytes, Dates of the same time, Maps and Sets with equal entries in
- * the same order, the same own keys — and if not, where they first differ.
+ * "The same value" (docs/design/values.md), one definition for every place that needs it: the
+ * comparison behind `TTG_CHECK_SERIALIZE=1` and `world.broadcast`'s rehearsal, the tests of the
+ * wire and of copy-on-write. Two values are the same when they have the same prototype at every
+ * depth; numbers are equal by `Object.is` (so -0 and NaN count); typed arrays (and DataViews)
+ * have the same bytes, Dates the same time, boxed primitives the same primitive; Maps and Sets
+ * the same entries in the same order; arrays the same elements and the same holes; and every
+ * object the same own properties besides those contents (own-properties.ts), strings and
+ * symbols, each as enumerable and with the same value. A shared or cyclic object is compared once.
  */
+import { extraOwnKeys } from './own-properties.js';
+
+/**
+ * A comparison of its own for some objects (say, a class whose other fields are runtime state):
+ * the difference, undefined when equal, or null to compare `sent` and `got` by the rule.
+ */
+export type CompareOwn = (sent: object, got: object, at: string) => string | undefined | null;
 
 /** Where `got` first differs from `sent` (a path like `value.tiles[3]` and what differs), or undefined. */
-export function firstDifference(sent: unknown, got: unknown, at = 'value'): string | undefined {
-  if (typeof sent !== 'object' || sent === null || typeof got !== 'object' || got === null) {
-    return Object.is(sent, got) ? undefined : `${at}: sent ${describe(sent)}, would arrive as ${describe(got)}`;
+export function firstDifference(sent: unknown, got: unknown, at = 'value', own?: CompareOwn): string | undefined {
+  return diff(sent, got, at, new Set(), own);
+}
+
+function diff(a: unknown, b: unknown, at: string, seen: Set<object>, own: CompareOwn | undefined): string | undefined {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    return Object.is(a, b) ? undefined : `${at}: sent ${describe(a)}, received ${describe(b)}`;
   }
-  const proto: unknown = Object.getPrototypeOf(sent);
-  if (proto !== Object.getPrototypeOf(got)) return `${at}: a ${nameOf(sent)} would arrive as a ${nameOf(got)}`;
-  if (ArrayBuffer.isView(sent)) {
-    const a = bytes(sent), b = bytes(got as ArrayBufferView);
-    if (a.length !== b.length) return `${at}: ${a.length} bytes would arrive as ${b.length}`;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return `${at}: byte ${i} would arrive changed`;
+  if (seen.has(a)) return undefined;
+  seen.add(a);
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${at}: sent a ${nameOf(a)}, received a ${nameOf(b)}`;
+  const mine = own?.(a, b, at);
+  if (mine !== null && mine !== undefined) return mine;
+  if (mine === undefined && own !== undefined) return undefined;
+  return contents(a, b, at, seen, own) ?? properties(a, b, at, seen, own);
+}
+
+/** The contents of `a` and `b` of one prototype: elements, bytes, time, entries. */
+function contents(a: object, b: object, at: string, seen: Set<object>, own: CompareOwn | undefined): string | undefined {
+  if (ArrayBuffer.isView(a)) {
+    const x = bytes(a), y = bytes(b as ArrayBufferView);
+    if (x.length !== y.length) return `${at}: sent ${x.length} bytes, received ${y.length}`;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return `${at}: byte ${i} sent ${x[i]}, received ${y[i]}`;
     return undefined;
   }
-  if (sent instanceof Date) return Object.is(sent.getTime(), (got as Date).getTime()) ? undefined : `${at}: the Date would arrive changed`;
-  if (sent instanceof Map || sent instanceof Set) {
-    const a = [...sent], b = [...(got as Map<unknown, unknown> | Set<unknown>)];
-    if (a.length !== b.length) return `${at}: ${a.length} entries would arrive as ${b.length}`;
-    for (let i = 0; i < a.length; i++) {
-      const d = firstDifference(a[i], b[i], `${at}<entry ${i}>`);
+  if (a instanceof Date || a instanceof Number || a instanceof Boolean || a instanceof String) {
+    const x: unknown = a.valueOf(), y: unknown = (b as Date).valueOf();
+    return Object.is(x, y) ? undefined : `${at}: sent a ${nameOf(a)} of ${describe(x)}, received one of ${describe(y)}`;
+  }
+  if (a instanceof RegExp) {
+    return a.source === (b as RegExp).source && a.flags === (b as RegExp).flags ? undefined : `${at}: sent ${String(a)}, received ${String(b)}`;
+  }
+  if (a instanceof Map || a instanceof Set) {
+    const ea = entries(a), eb = entries(b as Map<unknown, unknown> | Set<unknown>);
+    if (ea.length !== eb.length) return `${at}: sent ${ea.length} entries, received ${eb.length}`;
+    for (let i = 0; i < ea.length; i++) {
+      const d = diff(ea[i]![0], eb[i]![0], `${at}<key #${i}>`, seen, own) ?? diff(ea[i]![1], eb[i]![1], `${at}<value #${i}>`, seen, own);
       if (d !== undefined) return d;
     }
     return undefined;
   }
-  const ka = Reflect.ownKeys(sent), kb = Reflect.ownKeys(got);
-  if (ka.length !== kb.length) return `${at}: ${ka.length} own properties would arrive as ${kb.length}`;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return `${at}: sent length ${a.length}, received ${bb.length}`;
+    for (let i = 0; i < a.length; i++) {
+      if ((i in a) !== (i in bb)) return `${at}[${i}]: sent ${i in a ? 'an element' : 'a hole'}, received ${i in bb ? 'an element' : 'a hole'}`;
+      const d = diff(a[i], bb[i], `${at}[${i}]`, seen, own);
+      if (d !== undefined) return d;
+    }
+  }
+  return undefined;
+}
+
+/** The own properties of `a` and `b` besides their contents, in any order. */
+function properties(a: object, b: object, at: string, seen: Set<object>, own: CompareOwn | undefined): string | undefined {
+  const ka = extraOwnKeys(a), kb = extraOwnKeys(b);
+  const inB = new Set(kb);
+  for (const k of ka) if (!inB.has(k)) return `${step(at, k)}: sent, not received`;
+  if (ka.length !== kb.length) {
+    const inA = new Set(ka);
+    return `${step(at, kb.find((k) => !inA.has(k))!)}: not sent, received`;
+  }
   for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(got, k)) return `${at}: property ${String(k)} would not arrive`;
-    const d = firstDifference((sent as Record<PropertyKey, unknown>)[k], (got as Record<PropertyKey, unknown>)[k], `${at}${typeof k === 'string' && /^\d+$/.test(k) ? `[${k}]` : `.${String(k)}`}`);
+    const ea = Object.prototype.propertyIsEnumerable.call(a, k);
+    if (ea !== Object.prototype.propertyIsEnumerable.call(b, k)) return `${step(at, k)}: sent ${ea ? '' : 'not '}enumerable, received ${ea ? 'not ' : ''}enumerable`;
+    const d = diff((a as Record<PropertyKey, unknown>)[k], (b as Record<PropertyKey, unknown>)[k], step(at, k), seen, own);
     if (d !== undefined) return d;
   }
   return undefined;
+}
+
+function entries(m: Map<unknown, unknown> | Set<unknown>): [unknown, unknown][] {
+  return m instanceof Map ? [...m] : [...m].map((x) => [x, true]);
+}
+
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+
+/** `at` followed by property `k`: `.name`, `[3]`, `["a b"]`, `[Symbol(s)]`. */
+function step(at: string, k: string | symbol): string {
+  if (typeof k === 'symbol') return `${at}[${String(k)}]`;
+  if (/^(0|[1-9]\d*)$/.test(k)) return `${at}[${k}]`;
+  return IDENT.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`;
 }
 
 function bytes(v: ArrayBufferView): Uint8Array {
@@ -48,7 +111,8 @@ function nameOf(v: object): string {
 }
 
 function describe(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...(${v.length})` : v);
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (typeof v === 'bigint') return `${v}n`;
   return typeof v === 'object' ? (v === null ? 'null' : `a ${nameOf(v)}`) : `${typeof v} ${String(v)}`;
 }

@@ -2,6 +2,7 @@
  * The typed-array classes that travel as raw payload parts, numbered for the wire, and the
  * arrays a receiver allocates or wraps for them.
  */
+import { extraOwnKeys } from './own-properties.js';
 
 /** A typed-array class: allocates `length` elements, or views part of a buffer. */
 export type TypedCtor = (new (length: number) => ArrayBufferView) & (new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView) & { BYTES_PER_ELEMENT: number };
@@ -11,6 +12,18 @@ export const TYPED: readonly TypedCtor[] = [
   Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
   Int32Array, Uint32Array, BigInt64Array, BigUint64Array,
 ];
+
+/**
+ * The wire code of `v` when it travels as it is: an instance of one of the classes of
+ * {@link TYPED} itself (not a subclass, nor a Buffer), with no own property besides its elements
+ * (those the value check refuses); -1 otherwise.
+ */
+export function plainTypedCode(v: unknown): number {
+  if (typeof v !== 'object' || v === null || !ArrayBuffer.isView(v)) return -1;
+  const code = TYPED.indexOf(Object.getPrototypeOf(v)?.constructor as TypedCtor);
+  if (code < 0 || Object.getPrototypeOf(v) !== TYPED[code]!.prototype || extraOwnKeys(v).length !== 0) return -1;
+  return code;
+}
 
 /** Below this many bytes a zero-filled allocation is as cheap as an uninitialized one. */
 const UNINIT_MIN = 1024;

@@ -3,6 +3,7 @@
  * be dropped or arrive changed. Headers (keys, targets) get the basic rules; the value of an Input
  * message the strict ones, with errors naming the path inside it (`value.tiles[3].data: ...`).
  */
+import { extraOwnKeys } from './own-properties.js';
 import { splitEntryOf } from './split-metadata.js';
 import { detached, TYPED, type TypedCtor } from './typed-arrays.js';
 
@@ -86,6 +87,19 @@ function checkEnumerable(v: object, enumerated: number): void {
   refuse('a non-enumerable own property would not arrive (only enumerable ones travel)');
 }
 
+/**
+ * A typed array, Map, Set or Date carries only its elements, entries or time: an own property
+ * besides them (a tag, a unit; enumerable or not) would be dropped by msgpack.
+ */
+function checkNoExtras(v: object, kind: string): void {
+  const extra = extraOwnKeys(v);
+  if (extra.length === 0) return;
+  const k = extra[0]!;
+  if (typeof k === 'symbol') refuse(`a symbol-keyed property of a ${kind} would be dropped`);
+  path.push(k);
+  refuse(`an own property of a ${kind} would not arrive (a ${kind} carries only its ${kind === 'Date' ? 'time' : kind === 'typed array' ? 'elements' : 'entries'})`);
+}
+
 /** The strict rules for an object inside a value: exact built-in prototypes. */
 function checkShape(v: object, proto: unknown): void {
   if (Array.isArray(v)) {
@@ -93,8 +107,10 @@ function checkShape(v: object, proto: unknown): void {
     checkArrayKeys(v);
   } else if (v instanceof Map) {
     if (proto !== Map.prototype) refuse(`a subclass of Map (${v.constructor?.name}) would arrive as a Map`);
+    checkNoExtras(v, 'Map');
   } else if (v instanceof Set) {
     if (proto !== Set.prototype) refuse(`a subclass of Set (${v.constructor?.name}) would arrive as a Set`);
+    checkNoExtras(v, 'Set');
   } else if (proto === null) {
     refuse('an object with a null prototype would arrive with Object.prototype');
   }
@@ -129,8 +145,9 @@ function checkSplitData(data: readonly ArrayBufferView[]): void {
  * Refuses what msgpack would silently drop or change: functions, symbols, cycles, lone
  * surrogates, and instances of classes that are not registered for split-metadata transfer (they
  * would arrive as plain objects). Inside the value of an Input message (`strict`) also what would
- * arrive changed: DataViews, subclasses of built-ins, holes, null prototypes, symbol keys, an own
- * `__proto__`, objects appearing twice; a moved typed array is E_MOVED.
+ * arrive changed: DataViews, subclasses of built-ins, holes, null prototypes, symbol keys, own
+ * properties of typed arrays, Maps, Sets and Dates, objects appearing twice; a moved typed array
+ * is E_MOVED.
  */
 function check(v: unknown, depth: number): void {
   switch (typeof v) {
@@ -147,16 +164,20 @@ function check(v: unknown, depth: number): void {
         if (!strict && !inMetadata) return;
         if (v instanceof DataView) refuse('a DataView would arrive as an empty Uint8Array: send a typed array');
         if (inMetadata) refuse('a typed array inside split metadata: return it from get_data, where the payload goes');
-        if (TYPED.indexOf(v.constructor as TypedCtor) < 0 || Object.getPrototypeOf(v) !== (v.constructor as TypedCtor).prototype) {
-          refuse(`a ${v.constructor?.name ?? 'typed array'} (a subclass of a typed array class, like Node's Buffer) would arrive as its base class: send a plain typed array view of it`);
+        // by the prototype: an own `constructor` property must not pass for the class
+        const ctor = (Object.getPrototypeOf(v) as { constructor?: TypedCtor } | null)?.constructor;
+        if (ctor === undefined || TYPED.indexOf(ctor) < 0 || Object.getPrototypeOf(v) !== ctor.prototype) {
+          refuse(`a ${ctor?.name ?? 'typed array'} (a subclass of a typed array class, like Node's Buffer) would arrive as its base class: send a plain typed array view of it`);
         }
         if (detached(v)) throw new MovedArrayError(`${pathText()}: this typed array was already moved to another rank by an earlier send (its buffer is detached)`);
+        checkNoExtras(v, 'typed array');
         return;
       }
       const proto: unknown = Object.getPrototypeOf(v);
       if (strict) checkOnce(v);
       if (v instanceof Date) {
         if (strict && proto !== Date.prototype) refuse(`a subclass of Date (${v.constructor?.name}) would arrive as a Date`);
+        if (strict) checkNoExtras(v, 'Date');
         return;
       }
       if (depth > MAX_DEPTH) refuse(`nested deeper than ${MAX_DEPTH} levels (is it cyclic?)`);
@@ -197,9 +218,9 @@ function check(v: unknown, depth: number): void {
         const name = (v as object).constructor?.name ?? 'object';
         refuse(`a ${name} instance would arrive as a plain object: register the class with ttg.register_split_metadata`);
       }
-      if (strict && Object.prototype.hasOwnProperty.call(v, '__proto__')) refuse('an own "__proto__" property would not arrive as one');
-      // msgpackr reads `constructor` to choose how to write an object, and writes at most 65,535 keys in a map
-      if ((v as { constructor?: unknown }).constructor !== Object) needsBoxes = true;
+      // msgpackr reads `constructor` to choose how to write an object, writes at most 65,535 keys in a
+      // map and renames an own `__proto__` key when it reads one back
+      if ((v as { constructor?: unknown }).constructor !== Object || Object.prototype.hasOwnProperty.call(v, '__proto__')) needsBoxes = true;
       let n = 0;
       for (const k in v) {
         checkString(k);
@@ -219,7 +240,7 @@ function check(v: unknown, depth: number): void {
   }
 }
 
-/** The walk met a Map, a -0 or a plain object msgpackr cannot write: the message must be boxed before msgpack writes it. */
+/** The walk met a Map, a -0 or a plain object msgpackr cannot write or read back: the message must be boxed before msgpack writes it. */
 let needsBoxes = false;
 
 /**

@@ -16,7 +16,7 @@
  * cannot be confused; a msgpack header of ours always starts with a fixarray byte.
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
-import { allocTyped, TYPED, viewReceived } from '../serialize/typed-arrays.js';
+import { allocTyped, plainTypedCode, TYPED, viewReceived } from '../serialize/typed-arrays.js';
 import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
 import { PHASE_BIT } from './phase.js';
 
@@ -41,12 +41,6 @@ const f64 = new Float64Array(scratch);
 /** Views of the scratch's first 8 * i bytes: a header handed out as scratch costs no allocation. */
 const heads = Array.from({ length: MAX_BYTES / 8 + 1 }, (_, i) => new Uint8Array(scratch, 0, 8 * i));
 
-/** Wire code of `v`'s class when `v` is a plain typed array of one of the classes in TYPED. */
-function typedCode(v: unknown): number {
-  if (typeof v !== 'object' || v === null || !ArrayBuffer.isView(v)) return -1;
-  return TYPED.indexOf(v.constructor as (typeof TYPED)[number]);
-}
-
 /**
  * `msg` in the fixed layout, or undefined when it has another shape (then msgpack it). `fresh`
  * false: the bytes are this module's scratch, valid until the next call (the caller copies them).
@@ -62,8 +56,8 @@ export function encodeInput(msg: WireMessage, fresh = true): EncodedMessage | un
     return bytes === undefined ? undefined : { bytes: fresh ? bytes.slice() : bytes, parts: [], plain: true };
   }
   if (!isIntegerKey(key) || !fitsTarget(ttId, terminal)) return undefined;
-  const code = typedCode(value);
-  // a moved (detached) array goes the codec's way, which refuses it with E_MOVED
+  // anything else goes the codec's way: a moved (detached) array is refused with E_MOVED, an own property or a subclass with E_SERIALIZE
+  const code = plainTypedCode(value);
   if (code < 0 || (value as ArrayBufferView).byteLength === 0) return undefined;
   head(code, terminal, ttId, key, (value as Float64Array).length);
   const bytes = heads[BYTES / 8]!;

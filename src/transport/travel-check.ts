@@ -1,10 +1,12 @@
 /**
  * `TTG_CHECK_SERIALIZE=1`: in a run where sends stay on this rank (one rank, or keys a rank owns),
  * every key and value delivered to another TT is encoded and decoded as if it went to another
- * rank, so what could not travel fails with E_SERIALIZE at one rank too, not first under mpirun.
+ * rank, so what could not travel fails with E_SERIALIZE at one rank too, not first under mpirun:
+ * a value must arrive the same (same-value.ts), a key as one naming the same task.
  * Off by default: the check copies every value.
  */
 import { decode, encode } from '../serialize/codec.js';
+import { canonicalKey, isHashableKey } from '../serialize/key-codec.js';
 import { firstDifference } from '../serialize/same-value.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { serializeError } from './serialize-error.js';
@@ -23,8 +25,22 @@ export function rehearse(host: TransportHost, target: Target, value: unknown, ra
     // what the encoder let through must arrive equal, or the check has found a gap in it
     const changed = firstDifference(value, decoded.msg[2]);
     if (changed !== undefined) throw new Error(`it would arrive changed: ${changed}`);
+    const keys = (decoded.msg as [Wire.Input, Target[], unknown])[1][0]![2];
+    target[2].forEach((k, i) => {
+      if (!sameKey(k, keys[i])) throw new Error(`its key would arrive as another task's: ${firstDifference(k, keys[i], 'key') ?? 'equals() says so'}`);
+    });
   } catch (e) {
     throw serializeError(host, msg, rank, e);
+  }
+}
+
+/** Whether `got` names the same task as `sent` (the key map's notion: canonical forms, or `equals`). */
+function sameKey(sent: unknown, got: unknown): boolean {
+  if (isHashableKey(sent)) return sent.equals(got);
+  try {
+    return canonicalKey(sent) === canonicalKey(got);
+  } catch {
+    return false;
   }
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { Errors } from '../base/errors.js';
+import { extraOwnKeys } from '../serialize/own-properties.js';
 
 const holders = new WeakMap<object, number>();
 
@@ -66,7 +67,7 @@ function copyWith(copier: Copier, v: object): unknown {
 /**
  * Gives `clone` (structuredClone of `orig`) the classes of `orig`, at every depth, Map keys and
  * subclasses of built-ins (typed arrays, Node Buffers, Dates, Maps, Sets, Arrays) included, null
- * prototypes and symbol-keyed properties too, which structuredClone drops; cycle-safe.
+ * prototypes and the own properties structuredClone drops too (see copyOwn); cycle-safe.
  */
 function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unknown {
   if (typeof orig !== 'object' || orig === null || orig instanceof ArrayBuffer) return clone;
@@ -102,37 +103,36 @@ function restore(orig: unknown, clone: unknown, done: Map<object, unknown>): unk
     set.clear();
     let i = 0;
     for (const x of orig) Set.prototype.add.call(set, restore(x, members[i++], done));
+  } else if (Array.isArray(orig)) {
+    const a = clone as unknown[];
+    for (let i = 0; i < orig.length; i++) if (i in orig) a[i] = restore(orig[i], a[i], done);
   }
   copyOwn(orig, clone as object, done);
-  for (const sym of Object.getOwnPropertySymbols(orig)) {
-    const x = (orig as Record<symbol, unknown>)[sym];
-    (clone as Record<symbol, unknown>)[sym] = restore(x, structuredClone(x), done);
-  }
   return clone;
 }
 
 /**
- * The own enumerable properties of `orig` on `clone`: structuredClone keeps those of plain objects
- * and arrays, and drops those of Maps, Sets, Dates, typed arrays, Errors (beyond name, message,
- * stack and cause) and RegExps, which are cloned here one by one. The elements of a typed array
- * and the characters of a String object are not properties to copy.
+ * The own properties of `orig` besides its contents (own-properties.ts), symbols and
+ * non-enumerable ones included, on `clone`, each with its enumerability: structuredClone keeps the
+ * enumerable string-keyed ones of plain objects and arrays (copied here again only to restore
+ * what they hold), and drops the rest, and every one of Maps, Sets, Dates, typed arrays, Errors
+ * (beyond name, message, stack and cause) and RegExps. An accessor is copied as the value it reads.
  */
 function copyOwn(orig: object, clone: object, done: Map<object, unknown>): void {
-  const elements = ArrayBuffer.isView(orig) ? (orig as Uint8Array).length : orig instanceof String ? orig.length : 0;
-  const o = orig as Record<string, unknown>;
-  const c = clone as Record<string, unknown>;
-  for (const k of Object.keys(orig)) {
-    if (elements !== 0 && isIndexBelow(k, elements)) continue;
+  const o = orig as Record<PropertyKey, unknown>;
+  const c = clone as Record<PropertyKey, unknown>;
+  for (const k of extraOwnKeys(orig)) {
+    const d = Object.getOwnPropertyDescriptor(orig, k)!;
     const x = o[k];
-    const kept = Object.prototype.hasOwnProperty.call(clone, k);
-    Object.defineProperty(c, k, { value: restore(x, kept ? c[k] : structuredClone(x), done), writable: true, enumerable: true, configurable: true });
+    const had = Object.getOwnPropertyDescriptor(clone, k);
+    const value = restore(x, had !== undefined ? c[k] : structuredClone(x), done);
+    // a clone's own property that cannot be redefined (a RegExp's lastIndex) only takes the value
+    if (had !== undefined && had.configurable !== true) {
+      if (had.writable === true && !Object.is(c[k], value)) c[k] = value;
+      continue;
+    }
+    Object.defineProperty(c, k, { value, writable: d.writable ?? true, enumerable: d.enumerable === true, configurable: d.configurable === true });
   }
-}
-
-/** Whether `k` is the name of an index below `n`. */
-function isIndexBelow(k: string, n: number): boolean {
-  const i = Number(k);
-  return Number.isInteger(i) && i >= 0 && i < n && String(i) === k;
 }
 
 /** `clone` with the prototype `proto` of the value it copies (structuredClone gives the base class, or Object for a null one). */

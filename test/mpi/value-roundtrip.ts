@@ -2,19 +2,24 @@
  * Issue 36 across ranks, run by test/mpi/value-roundtrip.test.ts under `mpirun -np 2`: the values
  * of test/serialize/values.ts go from a task on rank 0 to a TT on rank 1, each in its own phase
  * (one fence per value, so a refused value fails only its own phase). Rank 1 makes the value
- * again and compares what arrived with it (strictDiff), and prints one line per value as soon as
- * its fence is over (a rank that dies or hangs still leaves the earlier lines):
+ * again and compares what arrived with it (strictDiff), and writes one line per value as soon as
+ * its fence is over (a rank that dies or hangs still leaves the earlier lines) to a file of its
+ * own, `$TTG_TEST_OUT/out-<rank>.jsonl` (two ranks' lines through mpirun's forwarding can
+ * interleave under load):
  *
  *   CASE {name, kind: equal | changed | error | missing, diff?, code?, message?, ms}
- *   GEN  {seed, verdict, what, kind, code, failure?}
+ *   GEN  {seed, via, verdict, what, kind, code, failure?}
+ *   DONE <rank>
  *
  * Modes (argv[2]):
  *   cases [plain|split]        the fixed cases (CASES not marked local or alone)
  *   case <name>                one case alone
  *   dag                        DAG_CASES
- *   world <dir>                WORLD_CASES through world.broadcast from rank 0; each rank writes
- *                              its outcomes to <dir>/world-<rank>.jsonl
- *   property <first> <count>   seeded random values
+ *   world                      WORLD_CASES through world.broadcast from rank 0; each rank
+ *                              writes its outcomes
+ *   property <first> <count>   seeded random values: those with nothing hostile inside 50 to a
+ *                              phase, the others one to a phase; by send, by broadcast (every
+ *                              third seed) and, every tenth, also by world.broadcast
  *   moved <variant>            a consumed array moved to rank 0, then sent again inside a value:
  *                              X(i) on rank 0 ──256 KiB──▶ P(i) on rank 1 (consumes; sends it to
  *                              Q(i) on rank 0, which moves it, then sends { inner: [it] } (or [it],
@@ -27,7 +32,7 @@ import { join } from 'node:path';
 
 import * as ttg from 'ttg';
 
-import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
+import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, strictDiff, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
 
 const world = await ttg.initialize();
 const { rank, size } = world;
@@ -72,7 +77,15 @@ const q2 = ttg.make_tt((key: unknown, value: unknown) => {
 p.set_procmap(() => 1);
 q.set_procmap(() => 0);
 q2.set_procmap(() => 0);
-ttg.make_graph_executable(s, r, p, q, q2);
+// the property mode's graph: G(seed) on rank 0 sends generated value `seed` to R(seed), or broadcasts it to R('a'+seed) and R('b'+seed)
+const gens = ttg.make_tt((seed: number, _v: number, outs) => {
+  const value = generate(seed).value;
+  if (viaOf(seed) === 'send') outs.send(0, seed, value);
+  else outs.broadcast(0, [`a${seed}`, `b${seed}`], value);
+}, [new ttg.Edge<number, number>('gen')], [to], { name: 'G' });
+gens.set_procmap(() => 0);
+
+ttg.make_graph_executable(s, r, p, q, q2, gens);
 
 let round = 0;
 
@@ -88,9 +101,60 @@ async function run(name: string, m: typeof make, how: typeof via): Promise<Outco
   return settleRun(name, m, how, arrived, t0);
 }
 
+const out = join(process.env['TTG_TEST_OUT'] ?? '.', `out-${rank}.jsonl`);
+const write = (line: string) => appendFileSync(out, `${line}\n`);
 const report = (line: string) => {
-  if (rank === 1) console.log(line);
+  if (rank === 1) write(line);
 };
+
+/** How seed `seed` of the property mode travels. */
+const viaOf = (seed: number): 'send' | 'broadcast' => (seed % 3 === 1 ? 'broadcast' : 'send');
+
+/**
+ * Arrivals of generated values not yet judged, by seed. Rank 0 starts the next phase as soon as
+ * its own fence and collectives are over, and R runs a task that arrives between two phases at
+ * once (tasks run from the first `execute()` on), so a value may arrive before this rank's loop
+ * reaches the phase it belongs to: it waits here.
+ */
+const early = new Map<number, unknown[]>();
+
+/** Moves what R received into {@link early}. */
+function sortArrivals(): void {
+  for (const a of arrived) {
+    const seed = typeof a.key === 'number' ? a.key : Number(String(a.key).slice(1));
+    early.set(seed, [...(early.get(seed) ?? []), a.value]);
+  }
+  arrived = [];
+}
+
+/**
+ * One phase for the generated values of `seeds`: rank 0 sends each (its own key, or broadcast to
+ * two), rank 1 compares each arrival with the value made again from its seed.
+ */
+async function runSeeds(seeds: readonly number[]): Promise<Map<number, Outcome>> {
+  const t0 = performance.now();
+  make = () => ({ value: undefined });
+  if (rank === 0) for (const seed of seeds) gens.invoke(seed, 0);
+  ttg.execute();
+  const outcomes = new Map<number, Outcome>();
+  try {
+    await ttg.fence({ quiet: true });
+  } catch (e) {
+    const err = e as ttg.TtgError;
+    for (const seed of seeds) outcomes.set(seed, { name: `seed ${seed}`, kind: 'error', code: err.code ?? `not a TtgError (${(e as Error)?.name})`, message: err.message, cause: causeOf(err), ms: performance.now() - t0 });
+    return outcomes;
+  }
+  const ms = performance.now() - t0;
+  sortArrivals();
+  for (const seed of seeds) {
+    const values = early.get(seed) ?? [];
+    early.delete(seed);
+    const want = viaOf(seed) === 'send' ? 1 : 2;
+    const diff = values.length !== want ? `${values.length} of ${want} arrivals` : values.map((v) => strictDiff(generate(seed).value, v)).find((d) => d !== undefined);
+    outcomes.set(seed, diff === undefined ? { name: `seed ${seed}`, kind: 'equal', ms } : { name: `seed ${seed}`, kind: values.length !== want ? 'missing' : 'changed', diff, ms });
+  }
+  return outcomes;
+}
 
 if (mode === 'cases' || mode === 'dag') {
   const which = process.argv[3] ?? 'plain';
@@ -102,18 +166,36 @@ if (mode === 'cases' || mode === 'dag') {
   if (c === undefined) throw new Error(`no case named ${process.argv[3]}`);
   report(`CASE ${JSON.stringify(await run(c.name, c.make, c.via ?? 'send'))}`);
 } else if (mode === 'world') {
-  // every rank must learn a refusal: each writes its own outcomes, to a file of its own (two
-  // ranks' long lines through mpirun's forwarding may interleave)
-  const file = join(process.argv[3] ?? '.', `world-${rank}.jsonl`);
-  for (const c of WORLD_CASES.filter((x) => x.where !== 'local')) appendFileSync(file, `${JSON.stringify({ ...await worldBroadcastRun(world, c), name: `${c.name} (rank ${rank})` })}\n`);
+  // every rank must learn a refusal: each writes its own outcomes
+  for (const c of WORLD_CASES.filter((x) => x.where !== 'local')) write(`CASE ${JSON.stringify({ ...await worldBroadcastRun(world, c), name: `${c.name} (rank ${rank})` })}`);
 } else if (mode === 'property') {
   const first = Number(process.argv[3] ?? 1);
   const count = Number(process.argv[4] ?? 100);
-  for (let seed = first; seed < first + count; seed++) {
-    const o = await run(`seed ${seed}`, () => ({ value: generate(seed).value }), 'send');
+  const line = (seed: number, via: string, o: Outcome) => {
     const g = generate(seed);
-    report(`GEN ${JSON.stringify({ seed, verdict: g.verdict, what: g.what, kind: o.kind, code: o.code, failure: judgeGenerated(g, o) })}`);
+    return `GEN ${JSON.stringify({ seed, via, verdict: g.verdict, what: g.what, kind: o.kind, code: o.code, diff: o.diff, failure: judgeGenerated(g, o) })}`;
+  };
+  let batch: number[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    for (const [seed, o] of await runSeeds(batch)) report(line(seed, viaOf(seed), o));
+    batch = [];
+  };
+  for (let seed = first; seed < first + count; seed++) {
+    const g = generate(seed);
+    // a refused value fails its phase: alone in one, so that it fails no other value
+    if (g.verdict === 'equal') batch.push(seed);
+    else for (const [sd, o] of await runSeeds([seed])) report(line(sd, viaOf(sd), o));
+    if (batch.length === 50) await flush();
+    if (seed % 10 === 0) {
+      const o = await worldBroadcastRun(world, { name: `seed ${seed}`, item: 0, expect: { equal: true }, make: () => ({ value: generate(seed).value }) });
+      write(line(seed, `world.broadcast (rank ${rank})`, o));
+    }
   }
+  await flush();
+  sortArrivals();
+  // a value that arrived for no phase of its own
+  for (const seed of early.keys()) report(`GEN ${JSON.stringify({ seed, via: 'stray', kind: 'changed', failure: 'arrived, but in no phase of its seed (twice, or never sent)' })}`);
 } else if (mode === 'moved') {
   // one variant per run: today the failed send leaves the phase unbalanced, E_HANG then poisons the world
   const i = MOVED.indexOf(process.argv[3] ?? MOVED[0]!);
@@ -135,8 +217,8 @@ if (mode === 'cases' || mode === 'dag') {
   }
   // Q2 runs on rank 0, P (which knows whether its first send detached the array) on rank 1
   if (rank === 0 && arrived.length > 0) console.log(`ARRIVED ${JSON.stringify({ name: MOVED[i], value: String((arrived[0]!.value as { inner?: unknown }).inner ?? arrived[0]!.value) })}`);
-  if (rank === 1) console.log(`CASE ${JSON.stringify({ ...o, ms: performance.now() - t0, detached: detachedAfterMove })}`);
+  if (rank === 1) write(`CASE ${JSON.stringify({ ...o, ms: performance.now() - t0, detached: detachedAfterMove })}`);
 }
-console.log(`DONE ${rank}`);
+write(`DONE ${rank}`);
 await ttg.finalize();
 

@@ -10,10 +10,11 @@
  */
 import * as ttg from 'ttg';
 
+import { firstDifference, type CompareOwn } from '../../src/serialize/same-value.js';
 import { rng } from '../helpers.js';
 
 // ---------------------------------------------------------------------------------------------
-// strict deep equality
+// strict deep equality: the runtime's own definition (src/serialize/same-value.ts)
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const INDEX = /^(0|[1-9][0-9]*)$/;
@@ -26,97 +27,18 @@ export function step(path: string, k: string | symbol | number): string {
   return IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`;
 }
 
-function protoName(v: object): string {
-  const p = Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null;
-  if (p === null) return 'null prototype';
-  return p.constructor?.name ?? 'anonymous prototype';
-}
-
-function show(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...(${v.length})` : v);
-  if (typeof v === 'bigint') return `${v}n`;
-  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
-  if (typeof v === 'object' && v !== null) return `a ${protoName(v)}`;
-  return String(v);
-}
-
-/** Own keys that are not array/typed-array indices (extra properties). */
-function extraKeys(v: object): (string | symbol)[] {
-  return Reflect.ownKeys(v).filter((k) => !(typeof k === 'string' && INDEX.test(k)) && !(Array.isArray(v) && k === 'length'));
-}
-
-function bytes(v: ArrayBufferView): Uint8Array {
-  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-}
-
-/** Compares own properties `keys` of `a` and `b` as sets (order irrelevant). */
-function diffProps(a: object, b: object, keysA: (string | symbol)[], keysB: (string | symbol)[], path: string, seen: Set<object>): string | undefined {
-  const sa = new Set(keysA);
-  const sb = new Set(keysB);
-  for (const k of keysA) if (!sb.has(k)) return `${step(path, k)}: sent, but missing on arrival`;
-  for (const k of keysB) if (!sa.has(k)) return `${step(path, k)}: not sent, but present on arrival`;
-  for (const k of keysA) {
-    const d = strictDiff((a as Record<string | symbol, unknown>)[k], (b as Record<string | symbol, unknown>)[k], step(path, k), seen);
-    if (d !== undefined) return d;
-  }
-  return undefined;
-}
+/** A `ttg.Buffer` compares by its host array and scratch flag (the rest of it is runtime state). */
+const bufferFields: CompareOwn = (a, b, at) => (a instanceof ttg.Buffer
+  ? firstDifference(a.host, (b as ttg.Buffer).host, `${at}.host`, bufferFields) ?? (a.scratch === (b as ttg.Buffer).scratch ? undefined : `${at}.scratch differs`)
+  : null);
 
 /**
- * Where `got` differs from `sent`, or undefined when equal by the rule: the same prototype at
- * every depth (a null prototype is one), numbers by `Object.is` (NaN equals NaN, -0 is not 0),
- * strings code unit by code unit, holes are not `undefined`, extra array properties count, typed
- * arrays and DataViews by class and bytes, Dates by time, Maps and Sets entry by entry in order
- * (keys compared deeply), plain objects by their own (string and symbol) keys in any order. A
- * `ttg.Buffer` compares by its host array and scratch flag (the rest is runtime state).
+ * Where `got` differs from `sent`, or undefined when they are the same value by the rule every
+ * part of the runtime uses (src/serialize/same-value.ts: prototypes at every depth, `Object.is`
+ * numbers, holes, own properties of every kind with their enumerability, bytes, entries in order).
  */
-export function strictDiff(sent: unknown, got: unknown, path = 'value', seen = new Set<object>()): string | undefined {
-  if (typeof sent !== typeof got) return `${path}: sent ${show(sent)}, got ${show(got)}`;
-  if (typeof sent !== 'object' || sent === null || got === null) {
-    return Object.is(sent, got) ? undefined : `${path}: sent ${show(sent)}, got ${show(got)}`;
-  }
-  const a = sent as object;
-  const b = got as object;
-  if (seen.has(a)) return undefined;
-  seen.add(a);
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: sent a ${protoName(a)}, got a ${protoName(b)}`;
-  if (a instanceof ttg.Buffer) {
-    const bb = b as ttg.Buffer;
-    return strictDiff(a.host, bb.host, `${path}.host`, seen) ?? (a.scratch === bb.scratch ? undefined : `${path}.scratch differs`);
-  }
-  if (ArrayBuffer.isView(a)) {
-    const bv = b as ArrayBufferView;
-    if (a.byteLength !== bv.byteLength) return `${path}: sent ${a.byteLength} bytes, got ${bv.byteLength}`;
-    const x = bytes(a);
-    const y = bytes(bv);
-    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return `${path}: byte ${i} sent ${x[i]}, got ${y[i]}`;
-    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
-  }
-  if (a instanceof Date) {
-    if (!Object.is(a.getTime(), (b as Date).getTime())) return `${path}: sent Date ${a.getTime()}, got ${(b as Date).getTime()}`;
-    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
-  }
-  if (a instanceof Map || a instanceof Set) {
-    const ea = a instanceof Map ? [...a] : [...a].map((x) => [x, true]);
-    const eb = b instanceof Map ? [...b] : [...(b as Set<unknown>)].map((x) => [x, true]);
-    if (ea.length !== eb.length) return `${path}: sent ${ea.length} entries, got ${eb.length}`;
-    for (let i = 0; i < ea.length; i++) {
-      const d = strictDiff(ea[i]![0], eb[i]![0], `${path}<key #${i}>`, seen) ?? strictDiff(ea[i]![1], eb[i]![1], `${path}<value #${i}>`, seen);
-      if (d !== undefined) return d;
-    }
-    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
-  }
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return `${path}: sent length ${a.length}, got ${bb.length}`;
-    for (let i = 0; i < a.length; i++) {
-      if ((i in a) !== (i in bb)) return `${step(path, i)}: ${i in a ? 'an element' : 'a hole'} was sent, got ${i in bb ? 'an element' : 'a hole'}`;
-      const d = strictDiff(a[i], bb[i], step(path, i), seen);
-      if (d !== undefined) return d;
-    }
-    return diffProps(a, b, extraKeys(a), extraKeys(b), path, seen);
-  }
-  return diffProps(a, b, Reflect.ownKeys(a), Reflect.ownKeys(b), path, seen);
+export function strictDiff(sent: unknown, got: unknown, path = 'value'): string | undefined {
+  return firstDifference(sent, got, path, bufferFields);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +278,26 @@ export const CASES: Case[] = [
   { name: 'a lone surrogate in the key of a task', item: 6, expect: { code: 'E_SERIALIZE', path: 'key', why: /surrogate/i }, make: () => ({ key: 'a\uD800b', value: 1 }) },
 
   // ---- item 7
-  { name: 'an own "__proto__" property (arrives as "__proto_")', item: 7, expect: refuse(/value\.a/, /__proto__/), make: () => ({ value: JSON.parse('{"a": {"__proto__": 1, "b": 2}}') as unknown }) },
+  // issue 55, item 3: an own "__proto__" travels boxed (msgpackr alone read it back as "__proto_"), in values and keys
+  { name: 'issue 55: an own "__proto__" property (arrived as "__proto_")', item: 7, expect: EQUAL, make: () => ({ value: JSON.parse('{"a": {"__proto__": 1, "b": 2}, "m": [{"__proto__": {"x": -1}}]}') as unknown }) },
+  { name: 'issue 55: a task key with an own "__proto__" (arrived as another task\'s key)', item: 0, expect: EQUAL, make: () => ({ key: JSON.parse('{"__proto__": 1, "a": 2}') as unknown, value: 1 }) },
+  { name: 'issue 55: a task key [1, {"__proto__": [2]}]', item: 0, expect: EQUAL, make: () => ({ key: [1, JSON.parse('{"__proto__": [2]}') as unknown], value: 'v' }) },
+  // issue 55, item 2: a Map, Set, Date or typed array carries only its contents
+  { name: 'issue 55: an own property of a Map (dropped)', item: 7, expect: refuse('value.m.tag', /own property of a Map/), make: () => ({ value: { m: Object.assign(new Map([[1, 2]]), { tag: 'x' }) } }) },
+  { name: 'issue 55: a non-enumerable own property of a Set (dropped)', item: 7, expect: refuse('value.s.unit', /own property of a Set/), make: () => ({ value: { s: Object.defineProperty(new Set([1]), 'unit', { value: 'm' }) } }) },
+  { name: 'issue 55: an own property of a Date (dropped)', item: 7, expect: refuse('value[0].zone', /own property of a Date/), make: () => ({ value: [Object.assign(new Date(5), { zone: 'UTC' })] }) },
+  { name: 'issue 55: an own property of a small typed array (dropped)', item: 7, expect: refuse('value.t.unit', /own property of a typed array/), make: () => ({ value: { t: Object.assign(new Float64Array([1, 2]), { unit: 'm' }) } }) },
+  { name: 'issue 55: a non-enumerable own property of a large typed array (dropped)', item: 7, expect: refuse('value.t.unit', /own property of a typed array/),
+    make: () => ({ value: { t: Object.defineProperty(filled(new Int32Array(5000), (i) => i), 'unit', { value: 'm' }) } }) },
+  { name: 'issue 55: a symbol-keyed property of a large typed array (dropped)', item: 7, expect: refuse('value.t', /symbol/), make: () => ({ value: { t: Object.assign(new Uint8Array(300), { [Symbol.for('ttg-test')]: 1 }) } }) },
+  { name: 'issue 55: a typed array with an own "length" (dropped)', item: 7, expect: refuse('value.t.length', /own property of a typed array/), make: () => ({ value: { t: Object.defineProperty(new Float32Array(200), 'length', { value: 3 }) } }) },
+  { name: 'issue 55: a typed array with an own property as the whole value to an integer key (no check ran on that path)', item: 7, expect: refuse('value.unit', /own property of a typed array/),
+    make: () => ({ key: 7, value: Object.assign(filled(new Float64Array(4), (i) => i), { unit: 'm' }) }) },
+  { name: 'issue 55: a large typed array with an own property as the whole value to an integer key', item: 7, expect: refuse('value.scale', /own property of a typed array/),
+    make: () => ({ key: 8, value: Object.assign(filled(new Float64Array(40000), (i) => i), { scale: 2 }) }) },
+  { name: 'issue 55: a Uint8Array whose own "constructor" names Float64Array, to an integer key', item: 7, expect: refuse('value.constructor', /own property of a typed array/),
+    make: () => ({ key: 9, value: Object.assign(new Uint8Array([1, 2, 3]), { constructor: Float64Array }) }) },
+  { name: 'a large typed array to an integer key', item: 0, expect: EQUAL, make: () => ({ key: 10, value: filled(new Float64Array(40000), (i) => i * 0.5) }) },
   { name: 'a symbol-keyed property (dropped)', item: 7, expect: refuse(/value\.a/, /symbol/i), make: () => ({ value: { a: { [Symbol.for('ttg-test')]: 1, b: 2 } } }) },
   { name: 'an array with holes [1,,3] (holes become undefined)', item: 7, expect: refuse(/value\.h/, /hole|sparse/i), make: () => ({ value: { h: [1, , 3] } }) },
   { name: 'an array with an extra non-index property (lost)', item: 7, expect: refuse(/value\.x/, /extra|propert/i), make: () => {
@@ -475,12 +416,14 @@ export interface Generated {
 const TYPED_CTORS = [Float64Array, Float32Array, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array] as const;
 const SPECIAL_NUMBERS = [-0, 0, NaN, Infinity, -Infinity, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 64, 5e-324, Number.MAX_VALUE, 0.1, -1.5, 1e21];
 const CHARS = ['a', 'Z', '0', ' ', 'é', '中', '😀', '𝄞', '\u0000', '\n', '"', '\\', '\u{10FFFF}', '\uFFFD'];
-const NAMES = ['a', 'b', 'data', 'x1', '_y', '$', 'tiles', 'length', 'constructor', 'toString', '1', '0', '', 'a b', 'é', '😀k', '-0', 'hasOwnProperty'];
+const NAMES = ['a', 'b', 'data', 'x1', '_y', '$', 'tiles', 'length', 'constructor', 'toString', '1', '0', '', 'a b', 'é', '😀k', '-0', 'hasOwnProperty', 'toJSON', '__proto__', 'valueOf'];
 
 /**
- * A random value from `seed` (the same on every rank): plain objects, arrays, Maps, Sets, Dates,
+ * A random value from `seed` (the same on every rank): plain objects (fields named `constructor`,
+ * `toJSON`, `__proto__` among them; rarely more than 65,535 of them), arrays, Maps, Sets, Dates,
  * typed arrays (views with offsets, SharedArrayBuffer-backed, repeated), numbers, bigints,
- * strings; with probability about `hostileRate` one hostile element somewhere.
+ * strings; with probability about `hostileRate` one hostile element somewhere (own properties of
+ * Maps, Sets, Dates and typed arrays, non-enumerable properties, holes with extra properties...).
  */
 export function generate(seed: number, hostileRate = 0.25): Generated {
   const r = rng(seed);
@@ -553,12 +496,28 @@ export function generate(seed: number, hostileRate = 0.25): Generated {
       case 4: return made('an Array subclass', MyArray.from([1]));
       case 5: return r() < 0.5 ? made('a hole', [1, , 3]) : made('a hole and an extra property', Object.assign(new Array(1), { k: 0 }));
       case 6: return made('a null-prototype object', Object.assign(Object.create(null) as object, { a: 1 }));
-      case 7: return made('an own __proto__', JSON.parse('{"__proto__": {"x": 1}}'));
+      case 7: {
+        // issue 55, item 2: a Map, Set, Date or typed array carries only its contents
+        const carrier = pick<() => object>([() => new Map([[1, 2]]), () => new Set(['a']), () => new Date(7), () => new Float64Array(1 + int(3)), () => new Int16Array(100 + int(300))])();
+        const name = pick(['tag', 'unit', 'length', '0x', 'size']);
+        Object.defineProperty(carrier, name, { value: int(9), enumerable: r() < 0.5, writable: true, configurable: true });
+        out.verdict = 'refuse';
+        out.what = `an own property of a ${carrier.constructor.name}`;
+        if (path !== undefined) out.paths = [step(path, name)];
+        return carrier;
+      }
       case 8: return made('a symbol key', { [Symbol('k')]: 1 });
       case 9: return made('a lone surrogate', `ab${pick(['\uD800', '\uDBFF', '\uDC00', '\uDFFF'])}${r() < 0.5 ? 'c' : ''}`);
       case 10: return made('a function', () => 1);
       case 11: return made('an unregistered class instance', new Point(1));
       case 12: {
+        if (r() < 0.5) {
+          const o = Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false });
+          out.verdict = 'refuse';
+          out.what = 'a non-enumerable property of a plain object';
+          if (path !== undefined) out.paths = [step(path, 'hidden')];
+          return o;
+        }
         const x: number[] & { extra?: number } = [1];
         x.extra = 2;
         return made('an extra array property', x);
@@ -637,15 +596,17 @@ export function generate(seed: number, hostileRate = 0.25): Generated {
         objectsMade.push({ obj: o, path });
         for (let i = 0; i < n; i++) {
           const k = r() < 0.8 ? pick(NAMES) : str();
-          if (k === '__proto__' || Object.prototype.hasOwnProperty.call(o, k)) continue;
-          const odd = !IDENT.test(k) || INDEX.test(k);
-          o[k] = gen(depth + 1, path === undefined || odd ? undefined : step(path, k));
+          if (Object.prototype.hasOwnProperty.call(o, k)) continue;
+          const odd = !IDENT.test(k) || INDEX.test(k) || k === '__proto__';
+          // an own "__proto__" is a key like any other (defined, not set)
+          Object.defineProperty(o, k, { value: gen(depth + 1, path === undefined || odd ? undefined : step(path, k)), enumerable: true, writable: true, configurable: true });
         }
         return o;
       }
     }
   };
-  out.value = gen(0, 'value');
+  // now and then a value msgpackr alone cannot write: more than 65,535 properties
+  out.value = r() < 0.002 ? { wide: wide(65536 + int(100)), v: gen(1, 'value.v') } : gen(0, 'value');
   if (wantHostile && out.verdict === 'equal') {
     const v = [out.value];
     objectsMade.push({ obj: v, path: 'value' });
