@@ -125,7 +125,8 @@ function copyOwn(orig: object, clone: object, done: Map<object, unknown>): void 
     const d = Object.getOwnPropertyDescriptor(orig, k)!;
     const x = o[k];
     const had = Object.getOwnPropertyDescriptor(clone, k);
-    const value = restore(x, had !== undefined ? c[k] : structuredClone(x), done);
+    // a primitive is itself (structuredClone refuses functions and symbols, as for the rest of the value)
+    const value = typeof x === 'object' && x !== null ? restore(x, had !== undefined ? c[k] : structuredClone(x), done) : typeof x === 'function' || typeof x === 'symbol' ? structuredClone(x) : x;
     // a clone's own property that cannot be redefined (a RegExp's lastIndex) only takes the value
     if (had !== undefined && had.configurable !== true) {
       if (had.writable === true && !Object.is(c[k], value)) c[k] = value;

@@ -25,10 +25,12 @@ describe('single-rank serialization check (TTG_CHECK_SERIALIZE)', function () {
     expect(r['fn']).to.match(/^E_SERIALIZE /).and.include('the value').and.include("sent by TT 'S-fn'").and.include("TT 'R-fn'");
     expect(r['instance']).to.match(/^E_SERIALIZE /).and.include('Point');
     expect(r['classKey']).to.match(/^E_SERIALIZE /).and.include('the key').and.include("sent by TT 'S-classKey'");
+    // issue 55, item 3: a key that would arrive naming another task (before, only values were compared)
+    expect(r['lossyKey']).to.match(/^E_SERIALIZE /).and.include("would arrive as another task's").and.include("sent by TT 'S-lossyKey'");
   });
 
   it('is off by default: the same run delivers everything on one rank', () => {
     const r = child({ TTG_CHECK_SERIALIZE: '' });
-    expect(Object.values(r)).to.deep.equal(['ok', 'ok 3,4', 'ok', 'ok', 'ok']);
+    expect(Object.values(r)).to.deep.equal(['ok', 'ok 3,4', 'ok', 'ok', 'ok', 'ok']);
   });
 });

@@ -12,7 +12,8 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { fence } from '../helpers.js';
-import { F64, MyArray, MyDate, MyMap, MySet, Point, strictDiff } from '../serialize/values.js';
+import { copyValue } from '../../src/ttg/cow.js';
+import { F64, generate, MyArray, MyDate, MyMap, MySet, Point, strictDiff } from '../serialize/values.js';
 
 /** What a case's copy must be: equal, or equal unless the copy is refused with a TtgError naming `name`. */
 type Want = { keep: true } | { keepOrRefuse: string };
@@ -118,6 +119,12 @@ describe('copy-on-write copies keep own properties; a copy that cannot be made i
     ['an Error', () => Object.assign(new Error('boom'), { code: 'E1', detail: { n: 1 } })],
     ['a RegExp', () => tagged(/a+/g)],
     ['a String object', () => tagged(new String('ab'))],
+    // the same definition of equal as the wire's (src/serialize/same-value.ts): non-enumerable
+    // and symbol-keyed properties, on a typed array past the size whose keys are listed one by one
+    ['a large Int32Array with a non-enumerable and a symbol-keyed property', () => Object.defineProperty(Object.assign(new Int32Array(5000).fill(3), { [Symbol.for('ttg-cow')]: 4 }), 'unit', { value: 'm' })],
+    ['a plain object with a non-enumerable property', () => Object.defineProperty({ a: [1] }, 'hidden', { value: { deep: 2 }, enumerable: false })],
+    ['an array with a non-enumerable property', () => Object.defineProperty([1, , 3], 'tag', { value: 't', enumerable: false })],
+    ['a RegExp whose lastIndex moved', () => { const re = /b/g; re.exec('abcb'); return re; }],
   ];
   for (const [what, make] of OWN) {
     it(`${what} keeps its own properties, inside a plain object and as the value itself`, async () => {
@@ -130,6 +137,7 @@ describe('copy-on-write copies keep own properties; a copy that cannot be made i
         const want = (inside ? (r.original as { v: object }).v : r.original) as Record<string, unknown>;
         expect(got).to.not.equal(want);
         expect(Object.getPrototypeOf(got)).to.equal(Object.getPrototypeOf(want));
+        expect(strictDiff(want, got)).to.equal(undefined);
         for (const k of Object.keys(want)) expect(got[k], `${what}.${k}`).to.deep.equal(want[k]);
         if (typeof want['nested'] === 'object') expect(got['nested'], 'a nested object is copied, not shared').to.not.equal(want['nested']);
         if (want instanceof Error) expect([(got as unknown as Error).message, (got as unknown as Error).name]).to.deep.equal([want.message, want.name]);
@@ -138,6 +146,29 @@ describe('copy-on-write copies keep own properties; a copy that cannot be made i
       }
     });
   }
+
+  it('10,000 seeded random values: each copy is the same value by the wire\'s rule, or copying it is refused', () => {
+    // copyValue is what a consumer's private copy is made with; the runtime path is covered above
+    const failures: string[] = [];
+    let copied = 0;
+    for (let seed = 1; seed <= 10_000; seed++) {
+      const { value } = generate(seed);
+      let copy: unknown;
+      try {
+        copy = copyValue(value);
+      } catch (e) {
+        // structuredClone refuses functions and symbols; anything else must copy
+        if (!/could not be cloned|function|Symbol/i.test(String(e))) failures.push(`seed ${seed}: ${String(e)}`);
+        continue;
+      }
+      copied++;
+      const d = strictDiff(value, copy);
+      if (d !== undefined) failures.push(`seed ${seed}: ${d}`);
+    }
+    expect(failures.slice(0, 20), `${failures.length} of 10,000`).to.deep.equal([]);
+    expect(copied).to.be.above(9_000);
+  });
+
 
   it('a value that cannot be copied fails with E_INVALID_ARGUMENT naming the TT and input, not as the body\'s error', async () => {
     let ran = false;
