@@ -138,6 +138,20 @@ describe('seeded random values from rank 0 to rank 1 (issues 36 and 55): arrive 
   });
 });
 
+describe('a keyed all-reduce of seeded random partials from both ranks (issue 55): folded intact or refused as a send', function () {
+  this.timeout(120_000);
+  it('400 keys, one phase each, on both ranks', () => {
+    const res = launch(['allreduce', '1', '400'], 100_000);
+    expect(res.gens.length, res.output).to.equal(800);
+    const folded = res.gens.filter((g) => g.kind === 'equal').length, refused = res.gens.filter((g) => g.code === 'E_SERIALIZE').length;
+    expect(folded, 'folded intact').to.be.above(200);
+    expect(refused, 'refused').to.be.above(100);
+    const failures = res.gens.filter((g) => g.failure !== undefined).map((g) => `key ${g.seed} ${g.via} (${g.verdict}${g.what ? `, ${g.what}` : ''}): ${g.failure}`);
+    expect(failures.slice(0, 20), `${failures.length} of 800`).to.deep.equal([]);
+    expect(res.done, res.output).to.equal(true);
+  });
+});
+
 describe('world.broadcast from rank 0 at 2 ranks (issue 55, item 4): the rules of a send, on every rank', function () {
   this.timeout(180_000);
   let res: Run;

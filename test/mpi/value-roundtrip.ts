@@ -20,6 +20,9 @@
  *   property <first> <count>   seeded random values: those with nothing hostile inside 50 to a
  *                              phase, the others one to a phase; by send, by broadcast (every
  *                              third seed) and, every tenth, also by world.broadcast
+ *   allreduce <first> <count> generated values as the two partials of a keyed all-reduce (one
+ *                              from each rank, one phase per key): folded into [v0, v1], or
+ *                              refused as a send would be
  *   moved <variant>            a consumed array moved to rank 0, then sent again inside a value:
  *                              X(i) on rank 0 ──256 KiB──▶ P(i) on rank 1 (consumes; sends it to
  *                              Q(i) on rank 0, which moves it, then sends { inner: [it] } (or [it],
@@ -32,7 +35,7 @@ import { join } from 'node:path';
 
 import * as ttg from 'ttg';
 
-import { CASES, DAG_CASES, MOVED, causeOf, generate, judgeGenerated, registerSplitClasses, settleRun, strictDiff, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
+import { CASES, DAG_CASES, MOVED, causeOf, generate, judge, judgeGenerated, registerSplitClasses, settleRun, strictDiff, WORLD_CASES, worldBroadcastRun, type Case, type Outcome } from '../serialize/values.js';
 
 const world = await ttg.initialize();
 const { rank, size } = world;
@@ -85,7 +88,17 @@ const gens = ttg.make_tt((seed: number, _v: number, outs) => {
 }, [new ttg.Edge<number, number>('gen')], [to], { name: 'G' });
 gens.set_procmap(() => 0);
 
-ttg.make_graph_executable(s, r, p, q, q2, gens);
+// the allreduce mode's graph: partial [k, r] from rank r, folded as [partial 0, partial 1], to C(k) on rank k % 2
+const partials = new ttg.Edge<[number, number], unknown>('partials');
+const results = new ttg.Edge<number, unknown>('results');
+const ar = ttg.make_allreduce(partials, results, { op: (a, b) => [a, b], contributions: () => 2, contributor: (_k, i) => i, deliver: (k: number) => [k], name: 'AR' });
+const folded = new Map<number, unknown>();
+const c = ttg.make_tt((k: number, v: unknown) => {
+  folded.set(k, v);
+}, [results], [], { name: 'C' });
+c.set_procmap((k) => k % 2);
+
+ttg.make_graph_executable(s, r, p, q, q2, gens, ar, c);
 
 let round = 0;
 
@@ -196,6 +209,30 @@ if (mode === 'cases' || mode === 'dag') {
   sortArrivals();
   // a value that arrived for no phase of its own
   for (const seed of early.keys()) report(`GEN ${JSON.stringify({ seed, via: 'stray', kind: 'changed', failure: 'arrived, but in no phase of its seed (twice, or never sent)' })}`);
+} else if (mode === 'allreduce') {
+  // issue 55: the keyed all-reduce's partials cross ranks under a send's rules
+  const first = Number(process.argv[3] ?? 1);
+  const count = Number(process.argv[4] ?? 100);
+  const seedOf = (k: number, from: number) => 100_000 + 2 * k + from;
+  for (let k = first; k < first + count; k++) {
+    const gs = [generate(seedOf(k, 0)), generate(seedOf(k, 1))];
+    const t0 = performance.now();
+    ar.in(0).send([k, rank], generate(seedOf(k, rank)).value);
+    ttg.execute();
+    let o: Outcome;
+    try {
+      await ttg.fence({ quiet: true });
+      const diff = k % 2 !== rank ? undefined : folded.has(k) ? strictDiff([gs[0]!.value, gs[1]!.value], folded.get(k)) : 'no result';
+      o = diff === undefined ? { name: `k ${k}`, kind: 'equal' } : { name: `k ${k}`, kind: 'changed', diff };
+    } catch (e) {
+      const err = e as ttg.TtgError;
+      o = { name: `k ${k}`, kind: 'error', code: err.code ?? `not a TtgError (${(e as Error)?.name})`, message: err.message, cause: causeOf(err) };
+    }
+    o.ms = performance.now() - t0;
+    const verdict = gs.some((g) => g.verdict === 'refuse') ? 'refuse' : gs.some((g) => g.verdict === 'either') ? 'either' : 'equal';
+    const failure = verdict === 'refuse' ? judge({ code: 'E_SERIALIZE' }, o) : judge(verdict === 'equal' ? { equal: true } : { equalOrRefused: true }, o);
+    write(`GEN ${JSON.stringify({ seed: k, via: `allreduce (rank ${rank})`, verdict, what: gs.map((g) => g.what).filter((w) => w !== undefined).join(', '), kind: o.kind, code: o.code, diff: o.diff, failure })}`);
+  }
 } else if (mode === 'moved') {
   // one variant per run: today the failed send leaves the phase unbalanced, E_HANG then poisons the world
   const i = MOVED.indexOf(process.argv[3] ?? MOVED[0]!);
