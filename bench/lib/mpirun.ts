@@ -4,6 +4,9 @@
  * end with the single JSON line rank 0 printed.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { requireNative } from '../../src/native/addon.js';
@@ -21,12 +24,33 @@ export function mpirunCommand(np: number, file: string, args: string[] = [], ext
   return { command: 'mpirun', args: ['-np', String(np), ...MPIRUN_FLAGS, process.execPath, file, ...args], env };
 }
 
-/** Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed seconds. */
+/**
+ * Runs `node <script> ...args` under mpirun; returns exit status, stdout, stderr and elapsed
+ * seconds. Each rank's output goes to files of its own (`--output-filename`), read back in rank
+ * order: through mpirun's forwarding, the long lines of two ranks can interleave under load.
+ */
 export function mpirun(np: number, file: string, args: string[] = [], timeoutMs = 120_000, extraEnv: Record<string, string> = {}) {
   const c = mpirunCommand(np, file, args, extraEnv);
-  const t0 = performance.now();
-  const run = spawnSync(c.command, c.args, { encoding: 'utf8', env: c.env, timeout: timeoutMs });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: `${run.stdout}\n${run.stderr}`, seconds: (performance.now() - t0) / 1000 };
+  const dir = mkdtempSync(join(tmpdir(), 'ttg-mpirun-'));
+  try {
+    const t0 = performance.now();
+    const run = spawnSync(c.command, ['--output-filename', `${dir}:nocopy`, ...c.args], { encoding: 'utf8', env: c.env, timeout: timeoutMs, maxBuffer: 64 << 20 });
+    const ranks = (what: 'stdout' | 'stderr') => [...Array(np).keys()].map((r) => rankFile(dir, r, what)).join('');
+    const stdout = `${run.stdout ?? ''}${ranks('stdout')}`;
+    const stderr = `${run.stderr ?? ''}${ranks('stderr')}`;
+    return { status: run.status, stdout, stderr, output: `${stdout}\n${stderr}`, seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What rank `rank` wrote to `what` under `mpirun --output-filename dir` (`dir/<job>/rank.<rank>/<what>`). */
+function rankFile(dir: string, rank: number, what: 'stdout' | 'stderr'): string {
+  for (const job of readdirSync(dir)) {
+    const f = join(dir, job, `rank.${rank}`, what);
+    if (existsSync(f)) return readFileSync(f, 'utf8');
+  }
+  return '';
 }
 
 /**
