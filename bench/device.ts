@@ -2,7 +2,8 @@
  * Device-task throughput on the `host` backend (or `--backend cuda`) versus the machine's tile
  * ceiling, measured in the same run with the same total flops. Prints a summary and, as its last
  * line, one JSON object (SPEC §7): body, backend, nb, tile_gflops, peak_gflops, ratio (cuda adds
- * big_gflops, one large dgemm, and kernels: cuBLAS or ours). `--body async` writes the tasks as
+ * big_gflops, one large dgemm, potrf_gflops, one dpotrf of order `--potrf-n` (default 32768; 0:
+ * none), and kernels: cuBLAS and cuSOLVER or ours). `--body async` writes the tasks as
  * async functions that await their device steps instead of generators that yield them.
  *
  *   peak:  host: one native thread per core, each a loop of single-threaded 256x256 dgemm (no
@@ -19,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ttg from 'ttg';
 import { baselines } from './lib/baselines.js';
-import { bigCeiling, cudaKernels, tileCeiling } from './lib/cuda-ceiling.js';
+import { bigCeiling, cudaKernels, potrfCeiling, tileCeiling } from './lib/cuda-ceiling.js';
 import { median } from './lib/stats.js';
 
 /**
@@ -27,7 +28,7 @@ import { median } from './lib/stats.js';
  * `--backend host|cuda`; `--nb`: the tile order (default 256 on host; 2048 on cuda, where a
  * smaller tile is done before JS can hand the stream its next task).
  */
-const args = parseArgs({ options: { body: { type: 'string', default: 'generator' }, backend: { type: 'string', default: 'host' }, nb: { type: 'string' } } }).values;
+const args = parseArgs({ options: { body: { type: 'string', default: 'generator' }, backend: { type: 'string', default: 'host' }, nb: { type: 'string' }, 'potrf-n': { type: 'string', default: '32768' } } }).values;
 const BODY = args.body;
 if (BODY !== 'generator' && BODY !== 'async') throw new Error(`--body must be generator or async, got '${BODY}'`);
 const BACKEND = args.backend;
@@ -122,6 +123,8 @@ for (let i = 0; i < RUNS; i++) {
   }
 }
 const big = CUDA ? await bigCeiling(8192, 5) : undefined;
+const POTRF_N = Number(args['potrf-n']);
+const potrf = CUDA && POTRF_N > 0 ? await potrfCeiling(POTRF_N) : undefined;
 const ratio = median(rounds.map((r) => r.t / r.p));
 const tile_gflops = median(rounds.map((r) => r.t)), peak_gflops = median(rounds.map((r) => r.p));
 console.log(rounds.map((r) => `tiles ${r.t.toFixed(1)} / peak ${r.p.toFixed(1)} GF/s`).join('\n'));
@@ -131,4 +134,5 @@ await ttg.finalize();
 console.log(JSON.stringify({
   body: BODY, backend: BACKEND, nb: NB, tile_gflops: +tile_gflops.toFixed(2), peak_gflops: +peak_gflops.toFixed(2), ratio: +ratio.toFixed(3),
   ...(big === undefined ? {} : { big_gflops: +big.toFixed(1), kernels }),
+  ...(potrf === undefined ? {} : { potrf_n: POTRF_N, potrf_gflops: +potrf.toFixed(1) }),
 }));

@@ -6,7 +6,9 @@
  *   tiles: every stream runs its share of `total` back-to-back n x n dgemm calls (as bench:device's
  *          tasks do), between a start and an end stamp on each stream;
  *   big:   one m x m dgemm on one stream, the device's DGEMM rate for a large problem (what a
- *          factorization of a large matrix is compared with).
+ *          factorization of a large matrix is compared with);
+ *   potrf: one dpotrf of an n x n matrix on one stream (cuSOLVER's cusolverDnDpotrf when loaded):
+ *          the vendor's own Cholesky, the anchor of a tiled one of the same order.
  *
  * Call with no device task running: the runtime does not know of these ops.
  */
@@ -15,7 +17,7 @@ import * as ttg from 'ttg';
 import { requireNative } from '../../src/native/addon.js';
 
 /** Op kinds of native/src/device_op.h. */
-const COPY = 1, DGEMM = 2, STAMP = 8;
+const COPY = 1, DGEMM = 2, DPOTRF = 5, STAMP = 8;
 
 type Native = ReturnType<typeof requireNative>;
 
@@ -65,6 +67,35 @@ export async function bigCeiling(m: number, reps: number): Promise<number> {
   let best = Infinity;
   for (let i = 0; i < reps; i++) best = Math.min(best, stamps[i + 1]! - stamps[i]!);
   return (2 * m ** 3) / (best / 1000) / 1e9;
+}
+
+/**
+ * GFLOP/s (n^3 / 3 flops) of one dpotrf of an n x n symmetric positive definite matrix (0.5 off
+ * the diagonal, n on it; the time of a Cholesky does not depend on the values) on stream 0 of
+ * device 0, after one of order 2048 (cuSOLVER sizes its workspace and loads its kernels). The host
+ * holds the matrix once (8n^2 bytes, and as much pinned staging for the copy in).
+ */
+export async function potrfCeiling(n: number): Promise<number> {
+  const native = requireNative();
+  const spd = (m: number): number => {
+    const host = new Float64Array(m * m).fill(0.5);
+    for (let i = 0; i < m; i++) host[i * m + i] = m;
+    const h = native.devAlloc(0, host.byteLength);
+    if (h === null) throw new Error(`cuda ceiling: no device memory for a ${m}x${m} matrix`);
+    native.devOp(0, COPY, 'H', 0, 0, 0, 0, 0, h, 0, host, 0, null, 0, null, host.byteLength, 0);
+    return h;
+  };
+  const warm = spd(2048);
+  native.devOp(0, DPOTRF, 'L', 0, 2048, 0, 0, 0, warm, 2048, null, 0, null, 0, null, 0, 0);
+  const a = spd(n);
+  const stamps = new Float64Array(2);
+  native.devOp(0, STAMP, '', 0, 0, 0, 0, 0, stamps.subarray(0, 1), 0, null, 0, null, 0, null, 0, 0);
+  native.devOp(0, DPOTRF, 'L', 0, n, 0, 0, 0, a, n, null, 0, null, 0, null, 0, 0);
+  native.devOp(0, STAMP, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, 0);
+  await reached(stamps);
+  native.devFree(warm);
+  native.devFree(a);
+  return n ** 3 / 3 / ((stamps[1]! - stamps[0]!) / 1000) / 1e9;
 }
 
 /** Which kernels the cuda backend runs (cuBLAS or ours), for the bench's output. */

@@ -169,6 +169,10 @@ function finish(): never {
   if (typeof bench?.['ratio'] === 'number') ratios['bench_device_vs_tile_ceiling'] = bench['ratio'];
   for (const r of results) {
     if (r.name.startsWith('potrf-') && typeof r['gflops'] === 'number' && big !== undefined) ratios[`${r.name}_vs_big_dgemm`] = +(r['gflops'] / big).toFixed(3);
+    // against the vendor's own Cholesky of the same order, on one stream (bench:device measured it)
+    if (r.name.startsWith('potrf-') && typeof r['gflops'] === 'number' && typeof bench?.['potrf_gflops'] === 'number' && r['n'] === bench['potrf_n']) {
+      ratios[`${r.name}_vs_cusolver_potrf`] = +(r['gflops'] / bench['potrf_gflops']).toFixed(3);
+    }
   }
   const summary = { ok: results.every((r) => r.ok), gpu, kernels: kernels ?? null, elapsed_s: +((Date.now() - t0) / 1000).toFixed(1), ratios, steps: results };
   if (out !== undefined && out !== '') writeFileSync(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
