@@ -14,7 +14,8 @@ import { inspect } from 'node:util';
 /** Up to this many elements, listing the own keys is cheaper than asking `inspect`. */
 const LIST_BELOW = 64;
 
-const INSPECT = { showHidden: true, maxArrayLength: 0, depth: 0, customInspect: false, breakLength: Infinity, compact: 3, getters: false } as const;
+// every option that shapes the text, so that a program's util.inspect.defaultOptions cannot change it
+const INSPECT = { showHidden: true, maxArrayLength: 0, depth: 0, customInspect: false, breakLength: Infinity, compact: 3, getters: false, sorted: false, numericSeparator: false, colors: false, showProxy: false } as const;
 
 type Indexed = ArrayBufferView & { length: number };
 
