@@ -22,7 +22,7 @@ import { untilQuiet, WaveCounts } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { tracer } from '../ttg/trace.js';
+import { tracer } from '../ttg/trace-sink.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { LocalWork, Quiet, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/transport.js';
 import { agree, callsDiffered, CallKind, type CallSignature } from '../ttg/agreement.js';

@@ -5,7 +5,7 @@
  */
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import type { Tracer } from '../ttg/trace.js';
+import type { TraceSink } from '../ttg/trace-sink.js';
 
 /** Bytes of a trailer. */
 export const TRAILER = 17;
@@ -27,7 +27,7 @@ export interface Tail {
 }
 
 /** `bytes` followed by a trailer (`trail`: Trail.Checksum | Trail.Trace). */
-export function addTrailer(trail: number, tracer: Tracer | undefined, dest: number, bytes: Uint8Array, parts: readonly ArrayBufferView[], counted: boolean): Uint8Array {
+export function addTrailer(trail: number, tracer: TraceSink | undefined, dest: number, bytes: Uint8Array, parts: readonly ArrayBufferView[], counted: boolean): Uint8Array {
   const out = new Uint8Array(bytes.length + TRAILER);
   out.set(bytes);
   const dv = new DataView(out.buffer, bytes.length, TRAILER);

@@ -7,7 +7,7 @@ import type { Runtime } from './runtime.js';
 import type { LocalWork, Quiet, Transport } from './transport.js';
 import { callsDiffered } from './agreement.js';
 import { closeFenceStreams, openFenceStreams } from './fence-streams.js';
-import { fenceProgress, type FenceProgress } from './progress.js';
+import { fenceWatch, type FenceWatch } from './fence-watch.js';
 import { hangTimeout } from '../base/settings.js';
 import { Watchdog } from './watchdog.js';
 import { calledInTask } from './in-task.js';
@@ -59,7 +59,7 @@ async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceRepor
 /** The part of the fence that belongs to the phase it ends. */
 async function closePhase(rt: Runtime, transport: Transport, options: FenceOptions): Promise<FenceReport> {
   const dog = new Watchdog(rt, ++rt.fences, hangTimeout());
-  const progress = fenceProgress(rt);
+  const progress = fenceWatch(rt);
   progress?.start();
   const tr = rt.scheduler.tracer;
   const t0 = tr?.now() ?? 0;
@@ -99,7 +99,7 @@ async function closePhase(rt: Runtime, transport: Transport, options: FenceOptio
 }
 
 /** This rank's part of the fence: settling its work, the streams that end at the fence, the progress line. */
-function localWork(rt: Runtime, progress: FenceProgress | undefined, options: FenceOptions): LocalWork {
+function localWork(rt: Runtime, progress: FenceWatch | undefined, options: FenceOptions): LocalWork {
   return {
     waiting: () => waitingCount(rt),
     strict: options.strict === true,

@@ -9,7 +9,7 @@ import type { DevicePort } from './device-port.js';
 import { Errors, type TtgError } from '../base/errors.js';
 import { Scheduler } from './scheduler.js';
 import type { Task } from './task.js';
-import type { Tracer } from './trace.js';
+import type { TraceSink } from './trace-sink.js';
 import { Dispatch } from './dispatch.js';
 import { Lane } from './lane.js';
 import { showError } from './shown-errors.js';
@@ -36,7 +36,7 @@ export class Runtime {
    */
   sending: Task | undefined = undefined;
   /** The tracer and the track of this world's tasks, when TTG_TRACE is set. */
-  tracer: Tracer | undefined = undefined;
+  tracer: TraceSink | undefined = undefined;
   /** The TTs with a reducing input whose streams end at the fence, by id (fence-streams.ts). */
   fenceTTs: TTImpl[] = [];
   /** The order of this world's fences, splits and collectives (see lane.ts). */

@@ -11,8 +11,8 @@ import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
 import type { Task } from './task.js';
-import type { TaskSampler } from './task-sampler.js';
-import type { Tracer } from './trace.js';
+import type { TaskSampling } from './sampler.js';
+import type { TraceSink } from './trace-sink.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
 
@@ -48,9 +48,9 @@ export class Scheduler {
   /** Told the first error of each run (the MPI transport announces it to the other ranks). */
   onFirstError: ((err: TtgError) => void) | undefined = undefined;
   /** The tracer when TTG_TRACE is set (the only tracing test on the hot path). */
-  tracer: Tracer | undefined = undefined;
+  tracer: TraceSink | undefined = undefined;
   /** Times a sample of tasks for the live dashboard (TTG_DASHBOARD), else undefined (see {@link watch}). */
-  private watcher: TaskSampler | undefined = undefined;
+  private watcher: TaskSampling | undefined = undefined;
   /** Tasks to run before the next one is timed for {@link sampler}: one counter on the hot path. */
   private untilSample = NO_SAMPLE;
   /**
@@ -222,7 +222,7 @@ export class Scheduler {
   }
 
   /** The live dashboard's sampler, if one watches this scheduler. */
-  get sampler(): TaskSampler | undefined {
+  get sampler(): TaskSampling | undefined {
     return this.watcher;
   }
 
@@ -235,7 +235,7 @@ export class Scheduler {
    * the dashboard starts, and a detached count goes back to 0. During a drain the loop holds the
    * queue: the switch waits for its end (a summary taken in a body meanwhile is behind).
    */
-  watch(sampler: TaskSampler | undefined): void {
+  watch(sampler: TaskSampling | undefined): void {
     this.watcher = sampler;
     if (sampler !== undefined) this.sampleWithin(1);
     if (this.draining) this.recount = true;

@@ -3,7 +3,7 @@
  * themselves (no allocation per suspension), for hang reports and for giving them up after a hang.
  */
 import { Task } from './task.js';
-import type { Tracer } from './trace.js';
+import type { TraceSink } from './trace-sink.js';
 
 /** The suspended tasks of one scheduler. */
 export class SuspendedTasks {
@@ -22,7 +22,7 @@ export class SuspendedTasks {
   }
 
   /** Takes `t` off the list; with `tracer`, its execution ends there (an async span in a trace). */
-  remove(t: Task, tracer: Tracer | undefined): void {
+  remove(t: Task, tracer: TraceSink | undefined): void {
     const p = t.prevSuspended!;
     const n = t.nextSuspended!;
     p.nextSuspended = n === this.head && p === this.head ? undefined : n;

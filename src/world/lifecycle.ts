@@ -8,7 +8,7 @@ import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
-import { startDashboard, type Dashboard } from './dashboard.js';
+import { startDashboard, type Dashboard } from '../observe/dashboard.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import { fenceRuntime, type FenceOptions } from '../ttg/fence.js';
@@ -18,8 +18,10 @@ import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.j
 import { loadNative, nativeLoadError } from '../native/addon.js';
 import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
 import { World } from '../ttg/world.js';
-import { startTracing, stopTracing, tracer } from '../ttg/trace.js';
-import { checkRunFiles, writeRunFiles } from './run-files.js';
+import { startTracing, stopTracing, tracer } from '../observe/trace.js';
+import { fenceProgress } from '../observe/progress.js';
+import { watchFences } from '../ttg/fence-watch.js';
+import { checkRunFiles, writeRunFiles } from '../observe/run-files.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
@@ -54,6 +56,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
   rt.checkTravel = travelCheckRequested();
+  watchFences(fenceProgress);
   rt.start(transport, devicePort);
   if (tracingRequested()) {
     rt.scheduler.tracer = startTracing(traceFile(), reportFile() !== undefined, transport.rank);

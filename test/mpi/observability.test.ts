@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { renderSvg, type SvgEvent } from '../../src/ttg/trace-svg.js';
+import { renderSvg, type SvgEvent } from '../../src/observe/trace-svg.js';
 import { expectHealthy, expectTtgError, rejection, within } from '../helpers.js';
 import { mpirun } from '../../bench/lib/mpirun.js';
 
@@ -94,7 +94,7 @@ describe('observability', function () {
       const svg = renderSvg(ev);
       expect(svg).to.match(/^<svg /).and.to.include('rank 0').and.to.include('rank 1').and.to.include('dscal');
       const out = join(dir, 'two.svg');
-      const cli = spawnSync(process.execPath, [fileURLToPath(new URL('../../src/tools/trace-svg.js', import.meta.url)), file, '-o', out], { encoding: 'utf8' });
+      const cli = spawnSync(process.execPath, [fileURLToPath(new URL('../../src/observe/trace-svg-cli.js', import.meta.url)), file, '-o', out], { encoding: 'utf8' });
       expect(cli.status, cli.stderr).to.equal(0);
       expect(readFileSync(out, 'utf8')).to.include('</svg>');
     });

@@ -1,5 +1,5 @@
 /**
- * The progress line of a long fence (src/ttg/progress.ts): shown on a terminal (a pseudo-terminal
+ * The progress line of a long fence (src/observe/progress.ts): shown on a terminal (a pseudo-terminal
  * made by `script`), with the world's count under mpirun, erased at the end; never when stderr is
  * piped, nor with TTG_PROGRESS=0.
  */

@@ -15,7 +15,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
-import { renderSvg, type SvgEvent } from '../../src/ttg/trace-svg.js';
+import { renderSvg, type SvgEvent } from '../../src/observe/trace-svg.js';
 import { fence } from '../helpers.js';
 import { launchChromium } from './browser.js';
 import { resultLines } from './rank-results.js';

@@ -1,5 +1,5 @@
 /**
- * The HTML report (`TTG_REPORT`, src/ttg/report.ts): one self-contained file written at finalize
+ * The HTML report (`TTG_REPORT`, src/observe/report.ts): one self-contained file written at finalize
  * with every rank's tasks, at 1 and 2 ranks; tasks counted per execution when keys run again; and
  * the page of a run where nothing ran.
  */
@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
-import { renderReport } from '../../src/ttg/report.js';
-import { ReportDigest } from '../../src/ttg/report-digest.js';
+import { renderReport } from '../../src/observe/report.js';
+import { ReportDigest } from '../../src/observe/report-digest.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
 const REPEATS = fileURLToPath(new URL('../mpi/report-repeats.js', import.meta.url));

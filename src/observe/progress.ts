@@ -12,7 +12,8 @@
 import { readlinkSync } from 'node:fs';
 
 import { progressDelayS } from '../base/settings.js';
-import type { Runtime } from './runtime.js';
+import type { FenceWatch } from '../ttg/fence-watch.js';
+import type { Runtime } from '../ttg/runtime.js';
 
 const REDRAW_MS = 500;
 const group = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -38,7 +39,7 @@ export function fenceProgress(rt: Runtime): FenceProgress | undefined {
 }
 
 /** One fence's line. */
-export class FenceProgress {
+export class FenceProgress implements FenceWatch {
   private readonly t0 = performance.now();
   private timer: ReturnType<typeof setInterval> | undefined;
   /** The world's finished tasks at the last wave, and this rank's then. */

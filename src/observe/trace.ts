@@ -5,7 +5,7 @@
  * `finalize` every rank hands its events and digest to rank 0, which writes one JSON file that
  * opens in ui.perfetto.dev or chrome://tracing, and the report.
  *
- * Off by default: the hot paths test one field (`scheduler.tracer`, `tracer`) against undefined.
+ * Off by default: the hot paths test one field (`scheduler.tracer`, the sink of trace-sink.ts) against undefined.
  * With only the report asked for, no event is kept: each task costs two clock reads and a few
  * counts, whatever the length of the run. Keys are rendered when the events are serialized, not
  * per task. Times are microseconds of the system's monotonic clock (CLOCK_MONOTONIC, which is
@@ -13,7 +13,8 @@
  */
 import { describeKey, errorFields, type TtgError } from '../base/errors.js';
 import { ReportDigest } from './report-digest.js';
-import type { Task } from './task.js';
+import type { Task } from '../ttg/task.js';
+import { JS_TID, FENCE_TID, setTracer, type TraceSink } from '../ttg/trace-sink.js';
 
 /** One Chrome trace event (the subset ttg writes). */
 export interface TraceEvent {
@@ -30,13 +31,6 @@ export interface TraceEvent {
   s?: string;
   args?: Record<string, unknown>;
 }
-
-/** Thread id of the JS thread's track. */
-export const JS_TID = 0;
-/** Thread id of the fences' track (a fence spans the tasks it waits for, so it has a row of its own). */
-export const FENCE_TID = 99;
-/** Thread id of device stream `s` (global stream index). */
-export const streamTid = (s: number): number => 100 + s;
 
 /**
  * `hrtime - performance.now()` in ms, read between two `performance.now()` calls (the tightest of
@@ -65,7 +59,7 @@ interface OpenRun {
 }
 
 /** Collects this rank's events (for the trace file) and digest (for the report). */
-export class Tracer {
+export class Tracer implements TraceSink {
   /** This rank's events so far (kept only for a trace file; task keys as given, rendered by {@link serialize}). */
   readonly events: TraceEvent[] = [];
   /** The report's digest of this rank, when a report was asked for. */
@@ -268,16 +262,18 @@ export function traceText(events: readonly string[]): string {
   return `{"displayTimeUnit":"ms","traceEvents":[\n${events.filter((c) => c.length !== 0).join(',\n')}\n]}\n`;
 }
 
-/** The tracer of this process, or undefined when tracing is off (set by `initialize`). */
+/** The tracer of this process, or undefined when tracing is off (set by `initialize`; also the process's trace sink). */
 export let tracer: Tracer | undefined;
 
 /** Starts tracing to `file` (from TTG_TRACE; undefined: none) and for the report (TTG_REPORT); returns the tracer. */
 export function startTracing(file: string | undefined, report: boolean, rank: number): Tracer {
   tracer = new Tracer(file, rank, report);
+  setTracer(tracer);
   return tracer;
 }
 
 /** Stops tracing (after the file was written). */
 export function stopTracing(): void {
   tracer = undefined;
+  setTracer(undefined);
 }

@@ -9,9 +9,9 @@ import { statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import { reportFile, traceFile } from '../base/settings.js';
-import { renderReport } from '../ttg/report.js';
-import type { RankDigest } from '../ttg/report-digest.js';
-import { splitChunk, traceText } from '../ttg/trace.js';
+import { renderReport } from './report.js';
+import type { RankDigest } from './report-digest.js';
+import { splitChunk, traceText } from './trace.js';
 
 /** Says on stderr that `variable`'s file `path` was not written, and why. */
 function warn(variable: string, path: string, why: unknown): void {

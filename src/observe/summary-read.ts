@@ -5,7 +5,7 @@
  * type, counts that are not numbers) must neither throw in the transport's callback nor reach
  * `Object.prototype` when rank 0 merges it, so nothing of the parsed object is kept as it is.
  */
-import { countsByName, type DeviceNote, type ErrorNote, type RankSummary, type TtCounts } from '../ttg/summary.js';
+import { countsByName, type DeviceNote, type ErrorNote, type RankSummary, type TtCounts } from './summary.js';
 
 type Json = Record<string, unknown>;
 

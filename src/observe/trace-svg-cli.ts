@@ -1,11 +1,11 @@
 /**
  * `npm run trace:svg -- trace.json [-o out.svg] [--width 1200] [--title TEXT]`: renders a ttg trace
- * (TTG_TRACE) as a static SVG timeline (src/ttg/trace-svg.ts).
+ * (TTG_TRACE) as a static SVG timeline (src/observe/trace-svg.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-import { renderSvg, type SvgEvent, type SvgOptions } from '../ttg/trace-svg.js';
+import { renderSvg, type SvgEvent, type SvgOptions } from './trace-svg.js';
 
 function main(argv: string[]): void {
   let input: string | undefined;

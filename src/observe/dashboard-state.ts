@@ -2,7 +2,7 @@
  * Rank 0's view for the live dashboard: each rank's latest summary with its rates, the task
  * slices of the last seconds, every error seen, and two minutes of history for the charts.
  */
-import type { ErrorNote, RankSummary } from '../ttg/summary.js';
+import type { ErrorNote, RankSummary } from './summary.js';
 import { readSummary } from './summary-read.js';
 
 /** How long the task stream of the page reaches back (ms). */

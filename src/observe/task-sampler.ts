@@ -6,8 +6,9 @@
  * timed again within a period. The scheduler counts down to the next timed task (one decrement per
  * task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
  */
+import type { TaskSampling } from '../ttg/sampler.js';
 
-/** Milliseconds between summaries (src/world/dashboard.ts sends one per period). */
+/** Milliseconds between summaries (src/observe/dashboard.ts sends one per period). */
 export const SUMMARY_MS = 250;
 /**
  * Milliseconds between timed tasks: about 100 per summary per rank, enough for the page's 5 s of
@@ -21,7 +22,7 @@ const MAX_SLICES = 1600;
 export type TaskSlice = [string, number, number];
 
 /** Times a sample of the tasks a scheduler runs. */
-export class TaskSampler {
+export class TaskSampler implements TaskSampling {
   /** One task in this many is timed. */
   every = 1;
   private lastAt = 0;
