@@ -3,7 +3,7 @@
  * received straight into the new Buffer's array) and how a consuming task gets a private copy.
  * Both read the host array, which the runtime makes current first (see migrate.ts).
  */
-import { register_copier } from '../ttg/cow.js';
+import { register_copier } from '../ttg/run/cow.js';
 import { register_split_metadata } from '../serialize/split-metadata.js';
 import { allocTyped, TYPED } from '../serialize/typed-arrays.js';
 import { Buffer, type AnyBuffer, type BufferArray } from './buffer.js';

@@ -8,10 +8,10 @@
  * next device task copies the host's data in again; it must not write those of its read-only inputs.
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
-import type { Task } from '../ttg/task.js';
+import type { Task } from '../ttg/run/task.js';
 import type { MemoryManager } from './memory.js';
 import { ReadOnlyWatch } from './read-only.js';
-import { someInside } from '../ttg/values-inside.js';
+import { someInside } from '../ttg/run/values-inside.js';
 
 /**
  * Calls `visit(buffer, i)` for every Buffer reachable from `values[i]`, once per buffer and

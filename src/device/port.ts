@@ -2,7 +2,7 @@
  * The device layer's side of the core's device seam (`DevicePort`): what `initialize` hands to
  * every world's runtime.
  */
-import type { DevicePort } from '../ttg/device-port.js';
+import type { DevicePort } from '../ttg/common/device-port.js';
 import './buffer-values.js';
 import { toHostValues } from './migrate.js';
 import { readByQueuedWork } from './queued-reads.js';

@@ -5,7 +5,7 @@
  */
 import type { TtgError } from '../base/errors.js';
 import { devicePollUs } from '../base/settings.js';
-import { streamTid, tracer, type TraceSink as Tracer } from '../ttg/trace-sink.js';
+import { streamTid, tracer, type TraceSink as Tracer } from '../ttg/common/trace-sink.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';

@@ -10,8 +10,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import type { DevicePort } from '../ttg/device-port.js';
-import type { Task } from '../ttg/task.js';
+import type { DevicePort } from '../ttg/common/device-port.js';
+import type { Task } from '../ttg/run/task.js';
 
 let storage: AsyncLocalStorage<Task | undefined> | undefined;
 

@@ -5,7 +5,7 @@
  * report ends the same way, with nobody told.
  */
 import type { TtgError } from '../base/errors.js';
-import type { Task } from '../ttg/task.js';
+import type { Task } from '../ttg/run/task.js';
 import type { TTImpl } from '../ttg/tt.js';
 import { settleHostWrites } from './host-writes.js';
 import { unmarkQueuedRead } from './queued-reads.js';

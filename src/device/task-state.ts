@@ -3,7 +3,7 @@
  * place to use one): what steps.ts, kernel-wait.ts and task-end.ts share about it.
  */
 import type { TtgError } from '../base/errors.js';
-import type { ReadyStep } from '../ttg/device-port.js';
+import type { ReadyStep } from '../ttg/common/device-port.js';
 import type { AnyBuffer } from './buffer.js';
 import type { Acquirer } from './memory.js';
 import type { InputResult } from './steps.js';

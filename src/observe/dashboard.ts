@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
 import { Errors } from '../base/errors.js';
-import type { Runtime } from '../ttg/runtime.js';
+import type { Runtime } from '../ttg/runtime/runtime.js';
 import { Summarizer } from './summary.js';
 import { SUMMARY_MS } from './task-sampler.js';
 import { uplotFiles } from './uplot-files.js';

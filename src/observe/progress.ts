@@ -12,8 +12,8 @@
 import { readlinkSync } from 'node:fs';
 
 import { progressDelayS } from '../base/settings.js';
-import type { FenceWatch } from '../ttg/fence-watch.js';
-import type { Runtime } from '../ttg/runtime.js';
+import type { FenceWatch } from '../ttg/phase/fence-watch.js';
+import type { Runtime } from '../ttg/runtime/runtime.js';
 
 const REDRAW_MS = 500;
 const group = (n: number): string => Math.round(n).toLocaleString('en-US');

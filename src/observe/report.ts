@@ -12,7 +12,7 @@ import { medianDuration } from './duration-histogram.js';
 import { reportCharts } from './report-charts.js';
 import { SLOWEST, type Box, type RankDigest } from './report-digest.js';
 import { renderSvg, type SvgEvent } from './trace-svg.js';
-import { FENCE_TID } from '../ttg/trace-sink.js';
+import { FENCE_TID } from '../ttg/common/trace-sink.js';
 
 /** Slices the stream draws at most, over all ranks. */
 const DRAWN = 12_000;

@@ -9,7 +9,7 @@
  * Nothing here uses the tracer.
  */
 import { errorFields, type TtgError } from '../base/errors.js';
-import type { Runtime } from '../ttg/runtime.js';
+import type { Runtime } from '../ttg/runtime/runtime.js';
 import { TaskSampler } from './task-sampler.js';
 
 /** An error as the dashboard shows it. */

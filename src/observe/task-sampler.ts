@@ -6,7 +6,7 @@
  * timed again within a period. The scheduler counts down to the next timed task (one decrement per
  * task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
  */
-import type { TaskSampling } from '../ttg/sampler.js';
+import type { TaskSampling } from '../ttg/common/sampler.js';
 
 /** Milliseconds between summaries (src/observe/dashboard.ts sends one per period). */
 export const SUMMARY_MS = 250;

@@ -13,8 +13,8 @@
  */
 import { describeKey, errorFields, type TtgError } from '../base/errors.js';
 import { ReportDigest } from './report-digest.js';
-import type { Task } from '../ttg/task.js';
-import { JS_TID, FENCE_TID, setTracer, type TraceSink } from '../ttg/trace-sink.js';
+import type { Task } from '../ttg/run/task.js';
+import { JS_TID, FENCE_TID, setTracer, type TraceSink } from '../ttg/common/trace-sink.js';
 
 /** One Chrome trace event (the subset ttg writes). */
 export interface TraceEvent {

@@ -15,7 +15,7 @@
  * Termination counting is per message inside: the sender counted each when it was shipped, the
  * receiver counts each when it is handled.
  */
-import { Wire } from '../ttg/wire.js';
+import { Wire } from '../ttg/common/wire.js';
 
 /** The first two bytes of a batch's header (a msgpack fixarray of 2, then the kind). */
 const BATCH_HEAD = [0x92, Wire.Batch] as const;

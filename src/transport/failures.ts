@@ -1,7 +1,7 @@
 /** Failures announced by other ranks. */
 import { describeKey, Errors, TtgError, type TtgErrorCode } from '../base/errors.js';
 import { encode } from '../serialize/codec.js';
-import { Wire, type WireMessage } from '../ttg/wire.js';
+import { Wire, type WireMessage } from '../ttg/common/wire.js';
 import { causeFromTravel, causeToTravel, type TravellingCause } from './error-cause.js';
 
 // ES2024's String.prototype.toWellFormed (Node 20 has it; this TypeScript lib is ES2023)

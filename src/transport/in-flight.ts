@@ -4,7 +4,7 @@
  * so until the addon reports the send done the value has one more holder in the copy-on-write
  * count: a task that consumes it, or a reducer that folds into it, gets its own copy meanwhile.
  */
-import { release, retain } from '../ttg/cow.js';
+import { release, retain } from '../ttg/run/cow.js';
 
 /** The values held by sends in flight, by the addon's pin id. */
 export class InFlight {

@@ -17,7 +17,7 @@
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
 import { allocTyped, plainTypedCode, TYPED, viewReceived } from '../serialize/typed-arrays.js';
-import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
+import { Wire, type Target, type WireMessage } from '../ttg/common/wire.js';
 import { PHASE_BIT } from './phase.js';
 
 const MARK = 0xc1;

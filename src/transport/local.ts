@@ -1,9 +1,9 @@
 /** The transport of a world of one rank. */
 import type { TtgError } from '../base/errors.js';
 import { rehearse } from './travel-check.js';
-import type { LocalWork, Quiet, Transport, TransportHost } from '../ttg/transport.js';
-import { PAYLOAD_LENGTH } from '../ttg/agreement.js';
-import type { Target } from '../ttg/wire.js';
+import type { LocalWork, Quiet, Transport, TransportHost } from '../ttg/common/transport.js';
+import { PAYLOAD_LENGTH } from '../ttg/common/agreement.js';
+import type { Target } from '../ttg/common/wire.js';
 
 /** A world of one rank: quiescence is local idleness. */
 export class LocalTransport implements Transport {

@@ -1,7 +1,7 @@
 /** Names of messages for traces and errors. */
 import { Errors, type TtgError } from '../base/errors.js';
-import type { TransportHost } from '../ttg/transport.js';
-import { Wire, type WireMessage } from '../ttg/wire.js';
+import type { TransportHost } from '../ttg/common/transport.js';
+import { Wire, type WireMessage } from '../ttg/common/wire.js';
 
 /** Trace names of the counted message kinds. */
 export const KIND_NAMES: Record<number, string> = {

@@ -22,18 +22,18 @@ import { untilQuiet, WaveCounts } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
 import { PhaseGate, stampPhase, takePhase } from './phase.js';
-import { tracer } from '../ttg/trace-sink.js';
+import { tracer } from '../ttg/common/trace-sink.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
-import type { LocalWork, Quiet, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/transport.js';
-import { agree, callsDiffered, CallKind, type CallSignature } from '../ttg/agreement.js';
+import type { LocalWork, Quiet, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/common/transport.js';
+import { agree, callsDiffered, CallKind, type CallSignature } from '../ttg/common/agreement.js';
 import { PhaseErrors } from './phase-errors.js';
 import { serializeError } from './serialize-error.js';
 import { announcedError, encodeFailure } from './failures.js';
 import { TraceChunks } from './trace-chunks.js';
 import { rehearse } from './travel-check.js';
-import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
+import { Wire, type Target, type WireMessage } from '../ttg/common/wire.js';
 import { InOrder, type Step } from './in-order.js';
-import { release, retain } from '../ttg/cow.js';
+import { release, retain } from '../ttg/run/cow.js';
 
 /**
  * Test probe: sees the payload views handed to the addon, so a test can prove that payloads are

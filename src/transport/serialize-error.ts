@@ -4,8 +4,8 @@
  */
 import { encode, MovedArrayError } from '../serialize/codec.js';
 import { Errors, type TtgError } from '../base/errors.js';
-import type { TransportHost } from '../ttg/transport.js';
-import { Wire, type WireMessage } from '../ttg/wire.js';
+import type { TransportHost } from '../ttg/common/transport.js';
+import { Wire, type WireMessage } from '../ttg/common/wire.js';
 
 /** E_SERIALIZE for `msg`: the first key in it that cannot travel, else its value; and who sent it. */
 export function serializeError(host: TransportHost, msg: WireMessage, rank: number, cause: unknown): TtgError {

@@ -5,7 +5,7 @@
  */
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import type { TraceSink } from '../ttg/trace-sink.js';
+import type { TraceSink } from '../ttg/common/trace-sink.js';
 
 /** Bytes of a trailer. */
 export const TRAILER = 17;

@@ -10,8 +10,8 @@ import { canonicalKey, isHashableKey } from '../serialize/key-codec.js';
 import { firstDifference } from '../serialize/same-value.js';
 import { decodeInput, encodeInput } from './input-header.js';
 import { serializeError } from './serialize-error.js';
-import type { TransportHost } from '../ttg/transport.js';
-import { Wire, type Target, type WireMessage } from '../ttg/wire.js';
+import type { TransportHost } from '../ttg/common/transport.js';
+import { Wire, type Target, type WireMessage } from '../ttg/common/wire.js';
 
 /** Encodes and decodes the delivery of `value` to input `terminal` of TT `ttId` for `key`; throws E_SERIALIZE. */
 export function rehearse(host: TransportHost, target: Target, value: unknown, rank: number): void {

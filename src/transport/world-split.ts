@@ -9,7 +9,7 @@
  */
 import { Errors } from '../base/errors.js';
 import { MAX_WORLD_ID, type MpiEndpoint } from './endpoint.js';
-import { agree, CallKind } from '../ttg/agreement.js';
+import { agree, CallKind } from '../ttg/common/agreement.js';
 
 /** Where a world's ranks are among the job's: the default world is the job itself. */
 export interface WorldPlace {

@@ -16,9 +16,9 @@
  * program reads, clears or iterates between two fences.
  */
 import { describeKey, Errors } from '../base/errors.js';
-import { release, retain } from './cow.js';
-import { Edge } from './edge.js';
-import { KeyMap } from './key-map.js';
+import { release, retain } from './run/cow.js';
+import { Edge } from './wiring/edge.js';
+import { KeyMap } from './wiring/key-map.js';
 import { make_tt, type TT, type TTImpl } from './tt.js';
 import type { World } from './world.js';
 

@@ -14,10 +14,10 @@
  * input, with the numbers of the partials that arrived and of those missing.
  */
 import { Errors } from '../base/errors.js';
-import { release, retain } from './cow.js';
-import { Edge } from './edge.js';
-import { KeyMap } from './key-map.js';
-import type { ReduceOp } from './transport.js';
+import { release, retain } from './run/cow.js';
+import { Edge } from './wiring/edge.js';
+import { KeyMap } from './wiring/key-map.js';
+import type { ReduceOp } from './common/transport.js';
 import { make_tt, type TT, type TTImpl } from './tt.js';
 import type { World } from './world.js';
 

@@ -5,15 +5,15 @@
  */
 import { causeText, Errors } from '../base/errors.js';
 import { hashKey } from '../serialize/hash.js';
-import { Assembly } from './assembly.js';
-import { BodyKind, bodyKind } from './body.js';
-import type { OrdinalMapper, SequencedKeysConstraint } from './constraint.js';
-import { Edge, FusedEdge } from './edge.js';
-import { InputPort } from './input-port.js';
-import { InputTerminal, type Reducer } from './input-terminal.js';
-import { defaultRuntime, Runtime } from './runtime.js';
-import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './types.js';
-import { Wire } from './wire.js';
+import { Assembly } from './run/assembly.js';
+import { BodyKind, bodyKind } from './common/body.js';
+import type { OrdinalMapper, SequencedKeysConstraint } from './run/constraint.js';
+import { Edge, FusedEdge } from './wiring/edge.js';
+import { InputPort } from './wiring/input-port.js';
+import { InputTerminal, type Reducer } from './wiring/input-terminal.js';
+import { defaultRuntime, Runtime } from './runtime/runtime.js';
+import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './wiring/types.js';
+import { Wire } from './common/wire.js';
 import type { World } from './world.js';
 
 /** Options of {@link make_tt}. */

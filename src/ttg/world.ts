@@ -3,10 +3,10 @@
  * every rank (`ttg.initialize()`); `split` makes sub-worlds, each with a runtime of its own.
  */
 import { Errors } from '../base/errors.js';
-import { allreduce, barrier, broadcast, refuseInTask, type Reducible, type ReduceOp } from './collectives.js';
-import { fenceRuntime, type FenceOptions } from './fence.js';
-import type { FenceReport } from './fence-report.js';
-import type { Runtime } from './runtime.js';
+import { allreduce, barrier, broadcast, refuseInTask, type Reducible, type ReduceOp } from './collective/collectives.js';
+import { fenceRuntime, type FenceOptions } from './phase/fence.js';
+import type { FenceReport } from './phase/fence-report.js';
+import type { Runtime } from './runtime/runtime.js';
 
 export type { FenceOptions, Reducible, ReduceOp };
 

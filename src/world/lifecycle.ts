@@ -11,21 +11,21 @@ import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequ
 import { startDashboard, type Dashboard } from '../observe/dashboard.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
-import { fenceRuntime, type FenceOptions } from '../ttg/fence.js';
-import { calledInTask } from '../ttg/in-task.js';
-import { CallKind, callsDiffered, someRankCalled } from '../ttg/agreement.js';
-import { formatReport, waitingIn, type FenceReport } from '../ttg/fence-report.js';
+import { fenceRuntime, type FenceOptions } from '../ttg/phase/fence.js';
+import { calledInTask } from '../ttg/collective/in-task.js';
+import { CallKind, callsDiffered, someRankCalled } from '../ttg/common/agreement.js';
+import { formatReport, waitingIn, type FenceReport } from '../ttg/phase/fence-report.js';
 import { loadNative, nativeLoadError } from '../native/addon.js';
-import { defaultRuntime, type Runtime } from '../ttg/runtime.js';
+import { defaultRuntime, type Runtime } from '../ttg/runtime/runtime.js';
 import { World } from '../ttg/world.js';
 import { startTracing, stopTracing, tracer } from '../observe/trace.js';
 import { fenceProgress } from '../observe/progress.js';
-import { watchFences } from '../ttg/fence-watch.js';
+import { watchFences } from '../ttg/phase/fence-watch.js';
 import { checkRunFiles, writeRunFiles } from '../observe/run-files.js';
 import { LocalTransport } from '../transport/local.js';
 import { MpiEndpoint } from '../transport/endpoint.js';
 import { MpiTransport } from '../transport/mpi.js';
-import type { Transport } from '../ttg/transport.js';
+import type { Transport } from '../ttg/common/transport.js';
 
 
 /** Options of {@link initialize}. */

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 
 import * as ttg from 'ttg';
 
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
 const world = await ttg.initialize();

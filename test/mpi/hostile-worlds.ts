@@ -27,7 +27,7 @@
  */
 import * as ttg from 'ttg';
 
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import type { MpiTransport } from '../../src/transport/mpi.js';
 
 // before initialize, which hands the addon its settings

@@ -14,7 +14,7 @@
  * (and which of its keys ran never or more than once), and how many messages of a next phase it held.
  */
 import * as ttg from 'ttg';
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import type { MpiTransport } from '../../src/transport/mpi.js';
 
 const PHASES = Number(process.argv[2] ?? 200);

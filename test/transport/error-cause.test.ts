@@ -8,7 +8,7 @@ import * as ttg from 'ttg';
 import { causeFromTravel, causeToTravel, UNDESCRIBABLE, type TravellingCause } from '../../src/transport/error-cause.js';
 import { announcedError, encodeFailure } from '../../src/transport/failures.js';
 import { decode, encode } from '../../src/serialize/codec.js';
-import type { WireMessage } from '../../src/ttg/wire.js';
+import type { WireMessage } from '../../src/ttg/common/wire.js';
 import { arrivalProblems, OnlyOnThrower, registerClasses, throwables, view } from '../mpi/error-causes.js';
 
 const travel = (e: unknown): unknown => causeFromTravel(decode<TravellingCause | null>(encode(causeToTravel(e)).bytes).msg);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 
 import { decode, encode } from '../../src/serialize/codec.js';
 import { decodeInput, encodeInput, readSmallInput, type SmallInput } from '../../src/transport/input-header.js';
-import { Wire, type WireMessage } from '../../src/ttg/wire.js';
+import { Wire, type WireMessage } from '../../src/ttg/common/wire.js';
 
 const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
 

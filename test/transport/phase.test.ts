@@ -8,7 +8,7 @@ import { decode, encode } from '../../src/serialize/codec.js';
 import { TYPED } from '../../src/serialize/typed-arrays.js';
 import { decodeInput, encodeInput } from '../../src/transport/input-header.js';
 import { PHASE_BIT, PhaseGate, stampPhase, takePhase } from '../../src/transport/phase.js';
-import { Wire, type WireMessage } from '../../src/ttg/wire.js';
+import { Wire, type WireMessage } from '../../src/ttg/common/wire.js';
 
 /** Every kind of message, each as the header a sender would encode. */
 function headers(): Array<{ name: string; bytes: Uint8Array; msg: WireMessage }> {

@@ -9,10 +9,10 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { Assembly } from '../../src/ttg/assembly.js';
-import { collectReport } from '../../src/ttg/fence-report.js';
-import { ReadyQueue } from '../../src/ttg/ready-queue.js';
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { Assembly } from '../../src/ttg/run/assembly.js';
+import { collectReport } from '../../src/ttg/phase/fence-report.js';
+import { ReadyQueue } from '../../src/ttg/run/ready-queue.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import { Summarizer } from '../../src/observe/summary.js';
 import { fence, rejection } from '../helpers.js';
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import { Summarizer } from '../../src/observe/summary.js';
 import { DashboardState } from '../../src/observe/dashboard-state.js';
 import { fence } from '../helpers.js';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import { Summarizer } from '../../src/observe/summary.js';
 import { SAMPLE_GAP_MS, SUMMARY_MS } from '../../src/observe/task-sampler.js';
 import { fence } from '../helpers.js';

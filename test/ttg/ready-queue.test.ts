@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 
 import { xorshift32 } from '../../bench/lib/xorshift.js';
-import { ReadyQueue, type Prioritized } from '../../src/ttg/ready-queue.js';
+import { ReadyQueue, type Prioritized } from '../../src/ttg/run/ready-queue.js';
 
 interface Item extends Prioritized { id: number }
 

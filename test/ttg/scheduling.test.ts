@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
-import { defaultRuntime } from '../../src/ttg/runtime.js';
+import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
 import { expectTtgError, fence, rejection, stackDepth } from '../helpers.js';
 
 /** An executing TT named `name` whose body records its keys in `ran`. */

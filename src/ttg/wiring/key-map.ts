@@ -3,7 +3,7 @@
  * native Map directly; small integer tuples are packed into one number; objects with
  * `hash()`/`equals()` go into hash buckets; everything else is keyed by its canonical string.
  */
-import { canonicalKey, isHashableKey, packSmallTuple } from '../serialize/key-codec.js';
+import { canonicalKey, isHashableKey, packSmallTuple } from '../../serialize/key-codec.js';
 
 interface Bucket<T> { key: { equals(o: unknown): boolean }; value: T }
 

@@ -2,10 +2,10 @@
  * What a fence found still waiting when the world went quiet: tasks missing inputs and tasks held
  * by constraints. They do not block the fence; they are reported.
  */
-import { describeKey } from '../base/errors.js';
-import type { Runtime } from './runtime.js';
-import type { Task } from './task.js';
-import type { TTImpl } from './tt.js';
+import { describeKey } from '../../base/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Task } from '../run/task.js';
+import type { TTImpl } from '../tt.js';
 
 /** A task that has some inputs but not all. */
 export interface IncompleteTask {

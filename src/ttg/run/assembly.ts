@@ -3,14 +3,14 @@
  * the task is complete, then it passes the TT's constraints and goes to its world's scheduler;
  * when it ends, what it held is released. The TT itself only describes the task and its wiring.
  */
-import { checkKey, KeyShapeError } from '../serialize/key-codec.js';
-import { causeText, Errors, isTtgError, TtgError } from '../base/errors.js';
-import type { DevicePort } from './device-port.js';
+import { checkKey, KeyShapeError } from '../../serialize/key-codec.js';
+import { causeText, Errors, isTtgError, TtgError } from '../../base/errors.js';
+import type { DevicePort } from '../common/device-port.js';
 import { copyValue, holderCount, release, retain } from './cow.js';
-import { KeyMap } from './key-map.js';
+import { KeyMap } from '../wiring/key-map.js';
 import { Task } from './task.js';
-import type { Runtime } from './runtime.js';
-import type { TTImpl } from './tt.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { TTImpl } from '../tt.js';
 
 /** Input assembly and task lifecycle of one TT on this rank. */
 export class Assembly {

@@ -7,11 +7,11 @@
  * A rank busy in a long body, with device work in flight or receiving a payload does not vote, so
  * it is never mistaken for a hang.
  */
-import { BodyKind } from './body.js';
-import { describeKey, Errors, type TtgError } from '../base/errors.js';
+import { BodyKind } from '../common/body.js';
+import { describeKey, Errors, type TtgError } from '../../base/errors.js';
 import { collectReport, describeMissing } from './fence-report.js';
-import type { Runtime } from './runtime.js';
-import type { Transport } from './transport.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Transport } from '../common/transport.js';
 
 /** Watches one fence; `hung` rejects with `E_HANG` when the world stopped moving. */
 export class Watchdog {

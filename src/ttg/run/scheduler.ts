@@ -3,16 +3,16 @@
  * bodies never recurse into each other and a million-task chain keeps a flat stack. The loop gives
  * the event loop a turn every few milliseconds so that messages and timers are not starved.
  */
-import { BodyKind, callBody, isThenable } from './body.js';
-import type { DevicePort, ParkableStep, ReadyStep } from './device-port.js';
-import { Errors, isTtgError, TtgError, withTask } from '../base/errors.js';
+import { BodyKind, callBody, isThenable } from '../common/body.js';
+import type { DevicePort, ParkableStep, ReadyStep } from '../common/device-port.js';
+import { Errors, isTtgError, TtgError, withTask } from '../../base/errors.js';
 import { CountedReadyTasks } from './counted-ready-tasks.js';
 import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
 import type { Task } from './task.js';
-import type { TaskSampling } from './sampler.js';
-import type { TraceSink } from './trace-sink.js';
+import type { TaskSampling } from '../common/sampler.js';
+import type { TraceSink } from '../common/trace-sink.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
 

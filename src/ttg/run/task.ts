@@ -3,11 +3,11 @@
  * `out` argument of its body, so running a task allocates one object, not two.
  */
 import { holderCount, release } from './cow.js';
-import { Errors } from '../base/errors.js';
+import { Errors } from '../../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
-import { detached } from '../serialize/typed-arrays.js';
+import { detached } from '../../serialize/typed-arrays.js';
 import { someViewInside } from './values-inside.js';
-import type { TTImpl } from './tt.js';
+import type { TTImpl } from '../tt.js';
 
 /** A task instance and, while its body runs, its outputs. */
 export class Task {

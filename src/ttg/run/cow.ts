@@ -5,8 +5,8 @@
  * TT consumes inputs or reduces, so graphs without them pay nothing.
  */
 
-import { Errors } from '../base/errors.js';
-import { extraOwnKeys } from '../serialize/own-properties.js';
+import { Errors } from '../../base/errors.js';
+import { extraOwnKeys } from '../../serialize/own-properties.js';
 
 const holders = new WeakMap<object, number>();
 

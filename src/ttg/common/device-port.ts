@@ -3,7 +3,7 @@
  * the device layer; `initialize` hands the device layer's port to every world's runtime. Device
  * steps follow the step protocol below instead of subclassing the scheduler's classes.
  */
-import type { Task } from './task.js';
+import type { Task } from '../run/task.js';
 
 /**
  * A step that completed synchronously (e.g. `input()` on the host backend): the body resumes at

@@ -1,17 +1,17 @@
 /**
  * `fence()` of one world: waits for global quiescence, then reports what is still waiting.
  */
-import { Errors, TtgError } from '../base/errors.js';
+import { Errors, TtgError } from '../../base/errors.js';
 import { clearPending, collectReport, formatReport, waitingCount, waitingIn, type FenceReport } from './fence-report.js';
-import type { Runtime } from './runtime.js';
-import type { LocalWork, Quiet, Transport } from './transport.js';
-import { callsDiffered } from './agreement.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { LocalWork, Quiet, Transport } from '../common/transport.js';
+import { callsDiffered } from '../common/agreement.js';
 import { closeFenceStreams, openFenceStreams } from './fence-streams.js';
 import { fenceWatch, type FenceWatch } from './fence-watch.js';
-import { hangTimeout } from '../base/settings.js';
+import { hangTimeout } from '../../base/settings.js';
 import { Watchdog } from './watchdog.js';
-import { calledInTask } from './in-task.js';
-import { showFenceFailure } from './shown-errors.js';
+import { calledInTask } from '../collective/in-task.js';
+import { showFenceFailure } from '../runtime/shown-errors.js';
 
 /** Options of `fence`. */
 export interface FenceOptions {

@@ -7,8 +7,8 @@
  * ends only after that one has run and sent. The TTs of a cycle end together, and what the cycle
  * feeds ends after them.
  */
-import type { Runtime } from './runtime.js';
-import type { TTImpl } from './tt.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { TTImpl } from '../tt.js';
 
 /** Per TT of `rt.fenceTTs`: its pending tasks on this rank with an open stream that ends at the fence. */
 function openTasks(rt: Runtime, tt: TTImpl): Array<[unknown, number]> {

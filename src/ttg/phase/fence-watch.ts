@@ -3,7 +3,7 @@
  * one watcher: `initialize` installs it with {@link watchFences}, so fences never import the
  * observation room.
  */
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /** One fence, as its watcher sees it. */
 export interface FenceWatch {

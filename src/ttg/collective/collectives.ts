@@ -9,15 +9,15 @@
  * rank gets an `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the
  * byte length of a broadcast value, so that any serializable value can be broadcast.
  */
-import { causeText, Errors } from '../base/errors.js';
-import { decode, encode, UnserializableError } from '../serialize/codec.js';
-import { firstDifference } from '../serialize/same-value.js';
-import { copyPartsFrom } from '../serialize/small-parts.js';
+import { causeText, Errors } from '../../base/errors.js';
+import { decode, encode, UnserializableError } from '../../serialize/codec.js';
+import { firstDifference } from '../../serialize/same-value.js';
+import { copyPartsFrom } from '../../serialize/small-parts.js';
 import { calledInTask } from './in-task.js';
-import { showFenceFailure } from './shown-errors.js';
-import type { Runtime } from './runtime.js';
-import type { ReduceOp } from './transport.js';
-import { CallKind, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from './agreement.js';
+import { showFenceFailure } from '../runtime/shown-errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ReduceOp } from '../common/transport.js';
+import { CallKind, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from '../common/agreement.js';
 
 export type { ReduceOp };
 

@@ -2,11 +2,11 @@
  * The core's side of the transport seam: a transport hands every decoded message for this rank's
  * tasks to {@link Dispatch.accept}, and never looks up TTs itself.
  */
-import { Errors, type TtgError } from '../base/errors.js';
+import { Errors, type TtgError } from '../../base/errors.js';
 import type { Runtime } from './runtime.js';
-import type { TransportHost } from './transport.js';
-import type { TTImpl } from './tt.js';
-import { Wire, type WireMessage } from './wire.js';
+import type { TransportHost } from '../common/transport.js';
+import type { TTImpl } from '../tt.js';
+import { Wire, type WireMessage } from '../common/wire.js';
 
 /** Delivers messages to the TTs of one world's runtime. */
 export class Dispatch implements TransportHost {

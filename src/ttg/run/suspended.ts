@@ -3,7 +3,7 @@
  * themselves (no allocation per suspension), for hang reports and for giving them up after a hang.
  */
 import { Task } from './task.js';
-import type { TraceSink } from './trace-sink.js';
+import type { TraceSink } from '../common/trace-sink.js';
 
 /** The suspended tasks of one scheduler. */
 export class SuspendedTasks {

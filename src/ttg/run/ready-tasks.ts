@@ -5,7 +5,7 @@
  * (a broadcast's, a tile's allocation) keep the kernels idle, where C++ TTG's worker threads
  * would start the first kernel beside them.
  */
-import type { DevicePort } from './device-port.js';
+import type { DevicePort } from '../common/device-port.js';
 import { before, ReadyQueue } from './ready-queue.js';
 import type { Task } from './task.js';
 

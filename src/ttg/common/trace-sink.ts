@@ -5,8 +5,8 @@
  * none of the layers that publish imports the observation room. Off by default: the hot paths
  * test one field (`scheduler.tracer`, {@link tracer}) against undefined.
  */
-import type { TtgError } from '../base/errors.js';
-import type { Task } from './task.js';
+import type { TtgError } from '../../base/errors.js';
+import type { Task } from '../run/task.js';
 
 /** Thread id of the JS thread's track. */
 export const JS_TID = 0;

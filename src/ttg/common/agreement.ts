@@ -9,7 +9,7 @@
  * other outcome is a mismatch that every rank sees at once, so every rank takes one more round (a
  * sum of each rank's signature in its own slot) and rejects with `E_COLLECTIVE` naming each call.
  */
-import { Errors, type TtgError } from '../base/errors.js';
+import { Errors, type TtgError } from '../../base/errors.js';
 
 /** What a rank called: a fence, a world collective, a split... */
 export const enum CallKind { Barrier = 1, Allreduce = 2, Broadcast = 3, Fence = 4, FenceStreams = 5, Split = 6, Finalize = 7 }

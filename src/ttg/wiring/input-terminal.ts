@@ -2,7 +2,7 @@
  * Input terminal `index` of a TT: where an edge delivers, and how values are combined (plain, or
  * folded by a reducer until the stream is complete).
  */
-import type { TTImpl } from './tt.js';
+import type { TTImpl } from '../tt.js';
 
 /** Folds one more value into the accumulator; may mutate `acc` and return nothing, or return a new one. */
 export type Reducer<V> = (acc: V, value: V) => V | void;

@@ -3,7 +3,7 @@
  * the main program starts a graph by sending to the input it needs, on any rank; the value goes
  * to the rank that owns the key.
  */
-import type { TTImpl } from './tt.js';
+import type { TTImpl } from '../tt.js';
 
 /** Input `index` of a TT, from {@link TT.in}. */
 export class InputPort<K, V> {

@@ -5,7 +5,7 @@
  * scheduler, so a failed fence shows what it rejects with too. Each error shows once, and only on
  * the rank that raised it: the other ranks' fences reject with the same error, told by that rank.
  */
-import { isTtgError, type TtgError } from '../base/errors.js';
+import { isTtgError, type TtgError } from '../../base/errors.js';
 import type { Runtime } from './runtime.js';
 
 /** Errors shown by this process (an error object is shown once, whichever path meets it first). */

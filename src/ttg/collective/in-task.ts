@@ -7,9 +7,9 @@
  * synchronous part of a body (each scheduler's `inBody`) and, after awaits, through the task
  * context, which goes on for async bodies whose text names a collective (device/task-context.ts).
  */
-import { Errors, type TtgError } from '../base/errors.js';
-import { defaultRuntime, type Runtime } from './runtime.js';
-import type { Task } from './task.js';
+import { Errors, type TtgError } from '../../base/errors.js';
+import { defaultRuntime, type Runtime } from '../runtime/runtime.js';
+import type { Task } from '../run/task.js';
 
 /** The task running now, of any world of this process, if any. */
 function runningTask(rt: Runtime): Task | undefined {

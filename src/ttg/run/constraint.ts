@@ -13,8 +13,8 @@
  * over the constraint's life: a second batch whose ordinals start again from 0 would find them all
  * released; `reset()` between its fences starts the constraint again.
  */
-import { Errors } from '../base/errors.js';
-import type { Runtime } from './runtime.js';
+import { Errors } from '../../base/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Task } from './task.js';
 
 /** Maps a task key to its ordinal (a number; lower runs first). */

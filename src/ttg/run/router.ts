@@ -3,9 +3,9 @@
  * at once; for every other rank the keys are grouped so the value travels once per rank, whatever
  * the number of keys and terminals it feeds there.
  */
-import type { Runtime } from './runtime.js';
-import type { TTImpl } from './tt.js';
-import type { Target } from './wire.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { TTImpl } from '../tt.js';
+import type { Target } from '../common/wire.js';
 
 /** Keys of input `terminal` of `tt` that should receive the value. */
 export interface RouteTarget {

@@ -5,8 +5,8 @@
  * turns it on at the first device step of an async body), the call runs inside the task's context,
  * which follows it across every await.
  */
-import { callBody } from './body.js';
-import type { DevicePort } from './device-port.js';
+import { callBody } from '../common/body.js';
+import type { DevicePort } from '../common/device-port.js';
 import type { Task } from './task.js';
 
 type AnyBody = (...a: unknown[]) => unknown;

@@ -3,18 +3,18 @@
  * worlds (the default one and those made by `World.split`) run side by side in one process, each
  * with its own TTs, scheduler, termination detection, fences and errors.
  */
-import type { Assembly } from './assembly.js';
-import type { SequencedKeysConstraint } from './constraint.js';
-import type { DevicePort } from './device-port.js';
-import { Errors, type TtgError } from '../base/errors.js';
-import { Scheduler } from './scheduler.js';
-import type { Task } from './task.js';
-import type { TraceSink } from './trace-sink.js';
+import type { Assembly } from '../run/assembly.js';
+import type { SequencedKeysConstraint } from '../run/constraint.js';
+import type { DevicePort } from '../common/device-port.js';
+import { Errors, type TtgError } from '../../base/errors.js';
+import { Scheduler } from '../run/scheduler.js';
+import type { Task } from '../run/task.js';
+import type { TraceSink } from '../common/trace-sink.js';
 import { Dispatch } from './dispatch.js';
-import { Lane } from './lane.js';
+import { Lane } from '../common/lane.js';
 import { showError } from './shown-errors.js';
-import type { Transport } from './transport.js';
-import type { TTImpl } from './tt.js';
+import type { Transport } from '../common/transport.js';
+import type { TTImpl } from '../tt.js';
 
 /** One world's runtime state. TTs hold their runtime; hot paths read its fields. */
 export class Runtime {

@@ -3,7 +3,7 @@
  * {@link Transport}, and talks back to its world's core only through {@link TransportHost}.
  */
 
-import type { TtgError } from '../base/errors.js';
+import type { TtgError } from '../../base/errors.js';
 import type { CallSignature } from './agreement.js';
 import type { Target, WireMessage } from './wire.js';
 

@@ -4,8 +4,8 @@
  * `{ control: true }` tells the runtime too, which then checks sends and invokes against it.
  */
 import type { InputTerminal } from './input-terminal.js';
-import { Errors } from '../base/errors.js';
-import type { TTImpl } from './tt.js';
+import { Errors } from '../../base/errors.js';
+import type { TTImpl } from '../tt.js';
 
 /** A producer end: output terminal `index` of some TT. */
 export interface EdgeSource {
