@@ -15,6 +15,16 @@ const room = (name, may) => ({
   to: { path: '^src/', pathNot: [`^src/${name}/`, ...may.map((m) => `^src/${m}/`)] },
 });
 
+/** The rooms of src/ttg, bottom first: each may import only the rooms before it (the graph API on top, src/ttg/*.ts, any). */
+const TTG_ROOMS = ['common', 'wiring', 'run', 'runtime', 'collective', 'phase'];
+const ttgRoom = (name, i) => ({
+  name: `ttg-${name}-imports`,
+  comment: `src/ttg/${name} may import only ${i === 0 ? 'itself' : `itself and src/ttg/${TTG_ROOMS.slice(0, i).join(', src/ttg/')}`} of src/ttg`,
+  severity: 'error',
+  from: { path: `^src/ttg/${name}/` },
+  to: { path: '^src/ttg/', pathNot: TTG_ROOMS.slice(0, i + 1).map((m) => `^src/ttg/${m}/`) },
+});
+
 module.exports = {
   forbidden: [
     {
@@ -24,10 +34,18 @@ module.exports = {
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
+    {
+      name: 'no-circular-types',
+      comment: 'no import circle at all, type-only imports included (src/device aside, which still has one)',
+      severity: 'error',
+      from: { pathNot: '^src/device/' },
+      to: { circular: true },
+    },
     room('base', []),
     room('serialize', ['base']),
     room('native', ['base']),
     room('ttg', ['base', 'serialize']),
+    ...TTG_ROOMS.map(ttgRoom),
     room('transport', ['base', 'serialize', 'native', 'ttg']),
     room('device', ['base', 'serialize', 'native', 'ttg']),
     room('observe', ['base', 'serialize', 'native', 'ttg', 'transport', 'device']),

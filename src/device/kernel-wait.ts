@@ -1,6 +1,6 @@
 import type { TtgError } from '../base/errors.js';
 import type { ParkableStep } from '../ttg/common/device-port.js';
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 import type { AnyBuffer } from './buffer.js';
 import { watchHostCopies } from './host-writes.js';
 import { unmarkQueuedRead } from './queued-reads.js';

@@ -8,7 +8,7 @@
  * next device task copies the host's data in again; it must not write those of its read-only inputs.
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 import type { MemoryManager } from './memory.js';
 import { ReadOnlyWatch } from './read-only.js';
 import { someInside } from '../ttg/run/values-inside.js';

@@ -9,7 +9,7 @@
  * when some candidate place has fewer than {@link DEPTH} tasks per stream; otherwise it waits for
  * a task to end, so that what is learned from the first tasks decides where the later ones go.
  */
-import type { TTImpl } from '../ttg/tt.js';
+import type { TTBase as TTImpl } from '../ttg/common/model.js';
 import type { AnyBuffer } from './buffer.js';
 import type { Backend } from './backend.js';
 import type { StreamManager } from './streams.js';

@@ -5,7 +5,7 @@
  * read-only inputs that have a valid device copy are hashed before the body runs and again when
  * it ends; a change fails the task with E_READ_ONLY (and drops the stale copies).
  */
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import type { MemoryManager } from './memory.js';

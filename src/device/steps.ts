@@ -9,7 +9,7 @@
  * a task that has selected a stream with that task's state as "current" (`current_stream()`,
  * and the check that kernels use only the task's own buffers).
  */
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';

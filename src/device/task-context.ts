@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { DevicePort } from '../ttg/common/device-port.js';
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 
 let storage: AsyncLocalStorage<Task | undefined> | undefined;
 

@@ -5,8 +5,7 @@
  * report ends the same way, with nobody told.
  */
 import type { TtgError } from '../base/errors.js';
-import type { Task } from '../ttg/run/task.js';
-import type { TTImpl } from '../ttg/tt.js';
+import type { Task, TTBase as TTImpl } from '../ttg/common/model.js';
 import { settleHostWrites } from './host-writes.js';
 import { unmarkQueuedRead } from './queued-reads.js';
 import { ReadOnlyWatch } from './read-only.js';

@@ -13,7 +13,7 @@
  */
 import { describeKey, errorFields, type TtgError } from '../base/errors.js';
 import { ReportDigest } from './report-digest.js';
-import type { Task } from '../ttg/run/task.js';
+import type { Task } from '../ttg/common/model.js';
 import { JS_TID, FENCE_TID, setTracer, type TraceSink } from '../ttg/common/trace-sink.js';
 
 /** One Chrome trace event (the subset ttg writes). */

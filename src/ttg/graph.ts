@@ -2,12 +2,13 @@
  * Whole-graph operations: validation before execution and the DOT picture of the template graph.
  */
 import { Errors } from '../base/errors.js';
+import type { TTBase } from './common/model.js';
 import { TT, type TTImpl } from './tt.js';
 
 /** Every TT connected to the given ones, in discovery order. */
 function reachable(roots: readonly TTImpl[]): TTImpl[] {
-  const seen = new Set<TTImpl>();
-  const stack = [...roots];
+  const seen = new Set<TTBase>();
+  const stack: TTBase[] = [...roots];
   while (stack.length !== 0) {
     const tt = stack.pop()!;
     if (seen.has(tt)) continue;
@@ -15,7 +16,8 @@ function reachable(roots: readonly TTImpl[]): TTImpl[] {
     for (const e of tt.outputs) for (const s of e.sinks) stack.push(s.tt);
     for (const e of tt.inputEdges) for (const m of e.members()) for (const src of m.sources) stack.push(src.tt);
   }
-  return [...seen];
+  // edges know TTs as the runtime sees them, and every TT is made by make_tt
+  return [...seen] as TTImpl[];
 }
 
 /**

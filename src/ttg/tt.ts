@@ -9,7 +9,7 @@ import { Assembly } from './run/assembly.js';
 import { BodyKind, bodyKind } from './common/body.js';
 import type { OrdinalMapper, SequencedKeysConstraint } from './run/constraint.js';
 import { Edge, FusedEdge } from './wiring/edge.js';
-import { InputPort } from './wiring/input-port.js';
+import { InputPort, type FeedOp } from './wiring/input-port.js';
 import { InputTerminal, type Reducer } from './wiring/input-terminal.js';
 import { defaultRuntime, Runtime } from './runtime/runtime.js';
 import type { AnyEdge, Body, Indices, InvokeValues, KeyOf, ValueOf } from './wiring/types.js';
@@ -170,7 +170,7 @@ export class TT<K = unknown, Ins extends readonly AnyEdge[] = readonly AnyEdge[]
   }
 
   /** @internal What an {@link InputPort} does: `op` of input `idx` for `key` from outside a task. */
-  feed(op: 'send' | 'sendk' | 'sendv' | 'broadcast' | 'set_size' | 'finalize', idx: number, key: unknown, value: unknown): void {
+  feed(op: FeedOp, idx: number, key: unknown, value: unknown): void {
     if (!this.rt.running) this.rt.check(`TT.in(${idx}).${op}()`);
     this.rt.sending = undefined;
     if (!this.executable) throw Errors.notExecutable(this.name, this.rt.rank);

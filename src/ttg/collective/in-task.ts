@@ -9,7 +9,7 @@
  */
 import { Errors, type TtgError } from '../../base/errors.js';
 import { defaultRuntime, type Runtime } from '../runtime/runtime.js';
-import type { Task } from '../run/task.js';
+import type { Task } from '../common/model.js';
 
 /** The task running now, of any world of this process, if any. */
 function runningTask(rt: Runtime): Task | undefined {

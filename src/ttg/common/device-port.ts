@@ -3,7 +3,7 @@
  * the device layer; `initialize` hands the device layer's port to every world's runtime. Device
  * steps follow the step protocol below instead of subclassing the scheduler's classes.
  */
-import type { Task } from '../run/task.js';
+import type { DeviceChecks, Task } from './model.js';
 
 /**
  * A step that completed synchronously (e.g. `input()` on the host backend): the body resumes at
@@ -47,23 +47,11 @@ export interface StepIterator<R> {
 }
 
 /** What the device layer provides to the core. One per process, shared by its worlds. */
-export interface DevicePort {
-  /**
-   * Makes every buffer reachable from `values` valid on the host before a plain or async body
-   * runs (or before the values are serialized for another rank); the buffers of the values whose
-   * bit is set in `writable` (a host task's consumable inputs) lose their device copies, since
-   * the body may write them; with `task`, the others are checked for writes when it ends (in
-   * `task.deviceState`). Returns a promise only when a copy had to be started.
-   */
-  toHost(values: readonly unknown[], writable: number, task?: Task): PromiseLike<void> | undefined;
-  /** Whether a buffer inside `value` is still read by queued device work: a consumer then gets a private copy. */
-  readByQueuedWork(value: unknown): boolean;
+export interface DevicePort extends DeviceChecks {
   /** True while device work is queued or running: the hang watchdog counts that as progress. */
   busy(): boolean;
   /** True while some stream carries fewer than two device tasks: tasks that feed a device should run first. */
   hungry(): boolean;
-  /** Checks what a task with device state sends (throws when it sends a buffer still being written). */
-  beforeSend(task: Task, value: unknown): void;
   /** Turns a yielded non-promise value (a device step) into a step result; undefined when it is none. */
   resolveStep(step: unknown, task: Task): StepResult | undefined;
   /** Resumes the body of a task that has device state inside that state (`current_stream()`...). */

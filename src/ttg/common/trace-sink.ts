@@ -6,7 +6,7 @@
  * test one field (`scheduler.tracer`, {@link tracer}) against undefined.
  */
 import type { TtgError } from '../../base/errors.js';
-import type { Task } from '../run/task.js';
+import type { Task } from './model.js';
 
 /** Thread id of the JS thread's track. */
 export const JS_TID = 0;

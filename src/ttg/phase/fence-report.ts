@@ -4,8 +4,7 @@
  */
 import { describeKey } from '../../base/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Task } from '../run/task.js';
-import type { TTImpl } from '../tt.js';
+import type { Task, TTBase } from '../common/model.js';
 
 /** A task that has some inputs but not all. */
 export interface IncompleteTask {
@@ -81,7 +80,7 @@ export function collectReport(rt: Runtime): FenceReport {
 }
 
 /** What arrived of input `i`'s stream of pending task `t`, or '' for a plain input. */
-function arrivedOf(tt: TTImpl, t: Task, i: number): string {
+function arrivedOf(tt: TTBase, t: Task, i: number): string {
   const st = t.streams;
   if (tt.inputs[i]!.reducer === undefined || st === undefined) return '';
   const got = st[2 * i]!;

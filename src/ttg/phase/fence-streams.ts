@@ -8,10 +8,10 @@
  * feeds ends after them.
  */
 import type { Runtime } from '../runtime/runtime.js';
-import type { TTImpl } from '../tt.js';
+import type { TTBase } from '../common/model.js';
 
 /** Per TT of `rt.fenceTTs`: its pending tasks on this rank with an open stream that ends at the fence. */
-function openTasks(rt: Runtime, tt: TTImpl): Array<[unknown, number]> {
+function openTasks(rt: Runtime, tt: TTBase): Array<[unknown, number]> {
   const out: Array<[unknown, number]> = [];
   if (!rt.live.has(tt.assembly)) return out;
   for (const t of tt.assembly.pendingTasks()) {
@@ -26,8 +26,8 @@ export function openFenceStreams(rt: Runtime): number[] {
 }
 
 /** The TTs whose outputs reach `tt` through edges, transitively (itself excluded unless on a cycle). */
-function feeders(tt: TTImpl): Set<TTImpl> {
-  const seen = new Set<TTImpl>();
+function feeders(tt: TTBase): Set<TTBase> {
+  const seen = new Set<TTBase>();
   const todo = [tt];
   while (todo.length !== 0) {
     for (const e of todo.pop()!.inputEdges) {

@@ -5,29 +5,27 @@
  */
 import { checkKey, KeyShapeError } from '../../serialize/key-codec.js';
 import { causeText, Errors, isTtgError, TtgError } from '../../base/errors.js';
-import type { DevicePort } from '../common/device-port.js';
 import { copyValue, holderCount, release, retain } from './cow.js';
 import { KeyMap } from '../wiring/key-map.js';
-import { Task } from './task.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { TTImpl } from '../tt.js';
+import type { DeviceChecks, InputSlot, Task, TaskAssembly, TaskRuntime, TTBase } from '../common/model.js';
+import { TaskInstance } from './task.js';
 
 /** Input assembly and task lifecycle of one TT on this rank. */
-export class Assembly {
+export class Assembly implements TaskAssembly {
   /** Listed in its runtime's live assemblies (it may hold pending tasks). */
   live = false;
   private readonly pending = new KeyMap<Task>();
   /** Initial `Task.streams`, copied into each new task; undefined when no input reduces. */
   private streamTemplate: number[] | undefined = undefined;
   /** Inputs whose stream size depends on the key (InputTerminal.countOf). */
-  private sizedByKey: TTImpl['inputs'] | undefined = undefined;
+  private sizedByKey: readonly InputSlot[] | undefined = undefined;
   /** One plain input and no constraint: a value is a complete task. */
   private simple: boolean;
 
-  private readonly rt: Runtime;
-  private readonly inputs: TTImpl['inputs'];
+  private readonly rt: TaskRuntime;
+  private readonly inputs: readonly InputSlot[];
 
-  constructor(readonly tt: TTImpl) {
+  constructor(readonly tt: TTBase) {
     this.rt = tt.rt;
     this.inputs = tt.inputs;
     this.simple = tt.inputs.length === 1;
@@ -45,7 +43,7 @@ export class Assembly {
   /** Runs a TT without inputs for `key` on this rank. */
   invokeLocal(key: unknown): void {
     this.validKey(key, undefined);
-    this.ready(new Task(this.tt, key, []));
+    this.ready(new TaskInstance(this.tt, key, []));
   }
 
   /** Stores a value that belongs to this rank. */
@@ -53,7 +51,7 @@ export class Assembly {
     if (this.simple) {
       this.validKey(key, idx);
       if (this.rt.trackRefs) retain(value);
-      const t = new Task(this.tt, key, [value]);
+      const t = new TaskInstance(this.tt, key, [value]);
       t.got = 1;
       t.missing = 0;
       this.ready(t);
@@ -138,7 +136,7 @@ export class Assembly {
    * A device task does not need its inputs on the host, except the consumable ones it must copy
    * because another task still holds them: the copy is made from the host data.
    */
-  sharedToHost(dev: DevicePort, t: Task): PromiseLike<void> | undefined {
+  sharedToHost(dev: DeviceChecks, t: Task): PromiseLike<void> | undefined {
     const shared = this.sharedConsumed(t);
     return shared === 0 ? undefined : dev.toHost(t.args.filter((_, i) => (shared & (1 << i)) !== 0), 0);
   }
@@ -206,7 +204,7 @@ export class Assembly {
       if (t !== undefined) return t;
       if (typeof key === 'number' && key !== key) throw new KeyShapeError('NaN is not a valid key (it is not equal to itself)');
       const n = this.inputs.length;
-      t = new Task(this.tt, key, new Array<unknown>(n));
+      t = new TaskInstance(this.tt, key, new Array<unknown>(n));
       this.pending.add(key, t);
     } catch (e) {
       if (e instanceof KeyShapeError) throw Errors.badKey(this.tt.name, key, e.message, this.rt.rank, idx);

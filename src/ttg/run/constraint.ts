@@ -14,8 +14,7 @@
  * released; `reset()` between its fences starts the constraint again.
  */
 import { Errors } from '../../base/errors.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { Task } from './task.js';
+import type { Task, TaskRuntime } from '../common/model.js';
 
 /** Maps a task key to its ordinal (a number; lower runs first). */
 export type OrdinalMapper<K> = (key: K) => number;
@@ -192,7 +191,7 @@ export class SequencedKeysConstraint<K = unknown> {
   }
 
   /** @internal What is held, for fence reports. */
-  heldTasks(rt: Runtime): HeldTask[] {
+  heldTasks(rt: TaskRuntime): HeldTask[] {
     const out: HeldTask[] = [];
     for (const [ordinal, list] of this.held) {
       for (const t of list) if (t.tt.rt === rt) out.push(this.halted ? { tt: t.tt.name, key: t.key, ordinal, stopped: true } : { tt: t.tt.name, key: t.key, ordinal });
@@ -201,7 +200,7 @@ export class SequencedKeysConstraint<K = unknown> {
   }
 
   /** @internal Forgets held tasks (after a failed run). */
-  dropHeld(rt: Runtime): void {
+  dropHeld(rt: TaskRuntime): void {
     for (const [ordinal, list] of this.held) {
       const keep = list.filter((t) => t.tt.rt !== rt);
       for (const t of list) {

@@ -5,7 +5,7 @@
  * the queue's call sites see one class, and the drain loop runs as if counting did not exist.
  */
 import { ReadyTasks } from './ready-tasks.js';
-import type { Task } from './task.js';
+import type { Task } from '../common/model.js';
 
 /** {@link ReadyTasks} keeping `TT.queued`. */
 export class CountedReadyTasks extends ReadyTasks {

@@ -7,7 +7,7 @@
  */
 import type { DevicePort } from '../common/device-port.js';
 import { before, ReadyQueue } from './ready-queue.js';
-import type { Task } from './task.js';
+import type { Task } from '../common/model.js';
 
 /** Two ready queues, one for the tasks of TTs that feed a device, picked by priority and arrival. */
 export class ReadyTasks {

@@ -3,19 +3,18 @@
  * at once; for every other rank the keys are grouped so the value travels once per rank, whatever
  * the number of keys and terminals it feeds there.
  */
-import type { Runtime } from '../runtime/runtime.js';
-import type { TTImpl } from '../tt.js';
+import type { TaskRuntime, TTBase } from '../common/model.js';
 import type { Target } from '../common/wire.js';
 
 /** Keys of input `terminal` of `tt` that should receive the value. */
 export interface RouteTarget {
-  tt: TTImpl;
+  tt: TTBase;
   terminal: number;
   keys: readonly unknown[];
 }
 
 /** Delivers `value` to every target, shipping it once per remote rank. */
-export function routeBroadcast(rt: Runtime, targets: readonly RouteTarget[], value: unknown): void {
+export function routeBroadcast(rt: TaskRuntime, targets: readonly RouteTarget[], value: unknown): void {
   let remote: Map<number, Target[]> | undefined;
   for (const { tt, terminal, keys } of targets) {
     // TTG_CHECK_SERIALIZE: a local broadcast target gets the check a send gets

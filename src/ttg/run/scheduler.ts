@@ -10,7 +10,7 @@ import { CountedReadyTasks } from './counted-ready-tasks.js';
 import { ReadyTasks } from './ready-tasks.js';
 import { SuspendedTasks } from './suspended.js';
 import { callAsyncBody, inTask } from './task-calls.js';
-import type { Task } from './task.js';
+import type { Task } from '../common/model.js';
 import type { TaskSampling } from '../common/sampler.js';
 import type { TraceSink } from '../common/trace-sink.js';
 

@@ -2,13 +2,14 @@
  * The tasks whose bodies await a promise or a device step, as an intrusive list through the tasks
  * themselves (no allocation per suspension), for hang reports and for giving them up after a hang.
  */
-import { Task } from './task.js';
+import type { Task } from '../common/model.js';
+import { TaskInstance } from './task.js';
 import type { TraceSink } from '../common/trace-sink.js';
 
 /** The suspended tasks of one scheduler. */
 export class SuspendedTasks {
   /** Head of the list (a sentinel; see Task.nextSuspended). */
-  private readonly head = new Task(undefined as never, undefined, []);
+  private readonly head = new TaskInstance(undefined as never, undefined, []);
 
   /** Lists `t` (once). */
   add(t: Task): void {

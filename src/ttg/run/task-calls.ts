@@ -7,7 +7,7 @@
  */
 import { callBody } from '../common/body.js';
 import type { DevicePort } from '../common/device-port.js';
-import type { Task } from './task.js';
+import type { Task } from '../common/model.js';
 
 type AnyBody = (...a: unknown[]) => unknown;
 

@@ -7,10 +7,10 @@ import { Errors } from '../../base/errors.js';
 import { routeBroadcast, type RouteTarget } from './router.js';
 import { detached } from '../../serialize/typed-arrays.js';
 import { someViewInside } from './values-inside.js';
-import type { TTImpl } from '../tt.js';
+import type { Task, TTBase } from '../common/model.js';
 
 /** A task instance and, while its body runs, its outputs. */
-export class Task {
+export class TaskInstance implements Task {
   /** Queue order: higher first. */
   prio = 0;
   /** Arrival order among equal priorities (set by the ready queue). */
@@ -43,7 +43,7 @@ export class Task {
 
   constructor(
     /** The template task this is an instance of. */
-    readonly tt: TTImpl,
+    readonly tt: TTBase,
     /** The task's key. */
     readonly key: unknown,
     /** Input values, one per input terminal. */
@@ -82,7 +82,7 @@ export class Task {
    * A send of a consuming TT's task: moves `value` to its one sink when it leaves this task for
    * good (true), else notes what a later move must respect. Apart from send, which stays small.
    */
-  private movedOn(i: number, sinks: readonly { tt: TTImpl; index: number }[], key: unknown, value: unknown): boolean {
+  private movedOn(i: number, sinks: readonly { tt: TTBase; index: number }[], key: unknown, value: unknown): boolean {
     if (this.moves?.away === true) this.refuseDetachedInside(value, i);
     if (this.moveOut(value, i) && sinks.length === 1 && ArrayBuffer.isView(value) && !this.stillCarried(value)) {
       // It leaves this task for good and goes to one place: a remote send may transfer its memory.

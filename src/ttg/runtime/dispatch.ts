@@ -3,14 +3,32 @@
  * tasks to {@link Dispatch.accept}, and never looks up TTs itself.
  */
 import { Errors, type TtgError } from '../../base/errors.js';
-import type { Runtime } from './runtime.js';
+import type { DeviceChecks, Task, TTBase } from '../common/model.js';
 import type { TransportHost } from '../common/transport.js';
-import type { TTImpl } from '../tt.js';
 import { Wire, type WireMessage } from '../common/wire.js';
+import type { Scheduler } from '../run/scheduler.js';
+
+/** What a dispatch needs of its world's runtime (runtime.ts's Runtime, which makes it). */
+export interface DispatchRuntime {
+  /** This process's rank in the world. */
+  readonly rank: number;
+  /** The scheduler that runs what the messages make ready. */
+  readonly scheduler: Scheduler;
+  /** The task whose body made the latest send. */
+  sending: Task | undefined;
+  /** The device layer, if any. */
+  readonly device: DeviceChecks | undefined;
+  /** The TT with `id`, if it is still alive on this rank. */
+  ttById(id: number): TTBase | undefined;
+  /** Whether a TT with `id` may still be made on this rank. */
+  ttIsFuture(id: number): boolean;
+  /** Runs `fn` once TT `id` has been made executable on this rank. */
+  whenExecutable(id: number, fn: () => void): void;
+}
 
 /** Delivers messages to the TTs of one world's runtime. */
 export class Dispatch implements TransportHost {
-  constructor(private readonly rt: Runtime) {}
+  constructor(private readonly rt: DispatchRuntime) {}
 
   batch(fn: () => void): void {
     this.rt.scheduler.deliver(fn);
@@ -35,7 +53,7 @@ export class Dispatch implements TransportHost {
   withSender<R>(sender: unknown, f: () => R): R {
     const rt = this.rt;
     const prev = rt.sending;
-    rt.sending = sender as Runtime['sending'];
+    rt.sending = sender as Task | undefined;
     try {
       return f();
     } finally {
@@ -125,7 +143,7 @@ export class Dispatch implements TransportHost {
     return tt === undefined ? !this.rt.ttIsFuture(ttId) : tt.executable;
   }
 
-  private lookup(ttId: number): TTImpl {
+  private lookup(ttId: number): TTBase {
     const tt = this.rt.ttById(ttId);
     if (tt === undefined) {
       throw Errors.transport(`a message names TT #${ttId}, which does not exist on this rank (build the same graphs in the same order on every rank)`, this.rt.rank);

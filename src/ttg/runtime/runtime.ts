@@ -3,21 +3,19 @@
  * worlds (the default one and those made by `World.split`) run side by side in one process, each
  * with its own TTs, scheduler, termination detection, fences and errors.
  */
-import type { Assembly } from '../run/assembly.js';
 import type { SequencedKeysConstraint } from '../run/constraint.js';
 import type { DevicePort } from '../common/device-port.js';
 import { Errors, type TtgError } from '../../base/errors.js';
 import { Scheduler } from '../run/scheduler.js';
-import type { Task } from '../run/task.js';
 import type { TraceSink } from '../common/trace-sink.js';
 import { Dispatch } from './dispatch.js';
 import { Lane } from '../common/lane.js';
 import { showError } from './shown-errors.js';
 import type { Transport } from '../common/transport.js';
-import type { TTImpl } from '../tt.js';
+import type { Task, TaskAssembly, TaskRuntime, TTBase } from '../common/model.js';
 
 /** One world's runtime state. TTs hold their runtime; hot paths read its fields. */
-export class Runtime {
+export class Runtime implements TaskRuntime {
   /** This process's rank in the world. */
   rank = 0;
   /** Ranks of the world. */
@@ -38,7 +36,7 @@ export class Runtime {
   /** The tracer and the track of this world's tasks, when TTG_TRACE is set. */
   tracer: TraceSink | undefined = undefined;
   /** The TTs with a reducing input whose streams end at the fence, by id (fence-streams.ts). */
-  fenceTTs: TTImpl[] = [];
+  fenceTTs: TTBase[] = [];
   /** The order of this world's fences, splits and collectives (see lane.ts). */
   readonly lane = new Lane();
   /** Fences started (the hang watchdog's votes name the fence). */
@@ -60,10 +58,10 @@ export class Runtime {
   device: DevicePort | undefined = undefined;
   readonly scheduler: Scheduler;
   /** Assemblies of this world's TTs that may hold pending tasks, for fence reports. */
-  readonly live = new Set<Assembly>();
+  readonly live = new Set<TaskAssembly>();
   /** Constraints used by TTs of this world, for fence reports. */
   readonly constraints = new Set<SequencedKeysConstraint<never>>();
-  private readonly byId = new Map<number, WeakRef<TTImpl>>();
+  private readonly byId = new Map<number, WeakRef<TTBase>>();
   private readonly forget = new FinalizationRegistry<number>((id) => this.byId.delete(id));
   private nextId = 0;
   private readonly parked = new Map<number, Array<() => void>>();
@@ -145,7 +143,7 @@ export class Runtime {
    * Assigns the next TT id. Ids follow creation order, so every rank of an SPMD program gives the
    * same TT the same id; messages name TTs by id. Held weakly: an unreferenced graph is collected.
    */
-  registerTT(tt: TTImpl): number {
+  registerTT(tt: TTBase): number {
     const id = this.nextId++;
     this.byId.set(id, new WeakRef(tt));
     this.forget.register(tt, id);
@@ -153,7 +151,7 @@ export class Runtime {
   }
 
   /** The TTs of this world still alive on this rank. */
-  *liveTTs(): IterableIterator<TTImpl> {
+  *liveTTs(): IterableIterator<TTBase> {
     for (const ref of this.byId.values()) {
       const tt = ref.deref();
       if (tt !== undefined) yield tt;
@@ -161,7 +159,7 @@ export class Runtime {
   }
 
   /** The TT with `id`, if it is still alive on this rank. */
-  ttById(id: number): TTImpl | undefined {
+  ttById(id: number): TTBase | undefined {
     return this.byId.get(id)?.deref();
   }
 

@@ -5,13 +5,7 @@
  */
 import type { InputTerminal } from './input-terminal.js';
 import { Errors } from '../../base/errors.js';
-import type { TTImpl } from '../tt.js';
-
-/** A producer end: output terminal `index` of some TT. */
-export interface EdgeSource {
-  readonly tt: TTImpl;
-  readonly index: number;
-}
+import type { EdgeSource } from '../common/model.js';
 
 /**
  * A named connection between TTs. Give the same edge object as an output of one TT and an input

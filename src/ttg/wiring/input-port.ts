@@ -3,12 +3,19 @@
  * the main program starts a graph by sending to the input it needs, on any rank; the value goes
  * to the rank that owns the key.
  */
-import type { TTImpl } from '../tt.js';
+
+/** @internal What a port calls on its TT (tt.ts's TT): `op` of input `idx` for `key`, from outside any task. */
+export interface FedTT {
+  feed(op: FeedOp, idx: number, key: unknown, value: unknown): void;
+}
+
+/** @internal The operations of a port. */
+export type FeedOp = 'send' | 'sendk' | 'sendv' | 'broadcast' | 'set_size' | 'finalize';
 
 /** Input `index` of a TT, from {@link TT.in}. */
 export class InputPort<K, V> {
   /** @internal use `tt.in(i)` */
-  constructor(private readonly tt: TTImpl, readonly index: number) {}
+  constructor(private readonly tt: FedTT, readonly index: number) {}
 
   /** Sends `value` to input `index` of task `key`. */
   send(key: K, value: V): void {

@@ -2,13 +2,13 @@
  * Input terminal `index` of a TT: where an edge delivers, and how values are combined (plain, or
  * folded by a reducer until the stream is complete).
  */
-import type { TTImpl } from '../tt.js';
+import type { InputSlot, TTBase } from '../common/model.js';
 
 /** Folds one more value into the accumulator; may mutate `acc` and return nothing, or return a new one. */
 export type Reducer<V> = (acc: V, value: V) => V | void;
 
 /** An input terminal of a TT. */
-export class InputTerminal {
+export class InputTerminal implements InputSlot {
   /** Set by `set_input_reducer`; undefined for plain inputs. */
   reducer: Reducer<unknown> | undefined = undefined;
   /** Stream size for every key (from `set_input_reducer(i, fn, count)`), -1 when per key. */
@@ -20,7 +20,7 @@ export class InputTerminal {
 
   constructor(
     /** The TT this terminal belongs to. */
-    readonly tt: TTImpl,
+    readonly tt: TTBase,
     /** Position among the TT's inputs (the body parameter after the key). */
     readonly index: number,
     /** Name of the edge feeding it, for diagnostics. */
