@@ -49,6 +49,13 @@ module.exports = {
     room('transport', ['base', 'serialize', 'native', 'ttg']),
     room('device', ['base', 'serialize', 'native', 'ttg']),
     room('observe', ['base', 'serialize', 'native', 'ttg', 'transport', 'device']),
+    {
+      name: 'observe-below-dashboard',
+      comment: 'the trace and the report (src/observe) do not import the live dashboard (src/observe/dashboard)',
+      severity: 'error',
+      from: { path: '^src/observe/[^/]+$' },
+      to: { path: '^src/observe/dashboard/' },
+    },
     room('world', ['base', 'serialize', 'native', 'ttg', 'transport', 'device', 'observe']),
     {
       name: 'no-orphans',

@@ -8,7 +8,7 @@ import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
 import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
-import { startDashboard, type Dashboard } from '../observe/dashboard.js';
+import { startDashboard, type Dashboard } from '../observe/dashboard/dashboard.js';
 import { initChecksum } from '../serialize/checksum.js';
 import { Errors } from '../base/errors.js';
 import { fenceRuntime, type FenceOptions } from '../ttg/phase/fence.js';

@@ -1,5 +1,5 @@
 /**
- * The live dashboard's server (src/observe/dashboard.ts, dashboard-guard.ts) against whatever can
+ * The live dashboard's server (src/observe/dashboard/dashboard.ts, dashboard-guard.ts) against whatever can
  * reach its port, at 2 ranks while a graph runs: malformed, oversized and hostile requests get a
  * 4xx (garbage may just be cut off), connections left open do not hold the run, and the run ends
  * with its result; without a token only local Host names are answered (DNS rebinding); an IPv6

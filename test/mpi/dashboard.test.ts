@@ -1,5 +1,5 @@
 /**
- * The live dashboard (`TTG_DASHBOARD`, src/observe/dashboard.ts) at 2 ranks, over HTTP: rank 0
+ * The live dashboard (`TTG_DASHBOARD`, src/observe/dashboard/dashboard.ts) at 2 ranks, over HTTP: rank 0
  * serves the page and the merged state of both ranks while the program runs (progress per TT, the
  * task stream, messages and bytes per destination, fences, devices, the charts' history, an error
  * after a planted failure); a dashboard bound to another host needs the token it prints. The page

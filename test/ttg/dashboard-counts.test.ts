@@ -1,5 +1,5 @@
 /**
- * The live dashboard's counts per TT (src/observe/summary.ts) are kept where tasks change state, not
+ * The live dashboard's counts per TT (src/observe/dashboard/summary.ts) are kept where tasks change state, not
  * walked per summary: at many points of runs (inside bodies, between and after fences) they must
  * equal a full walk of the ready queue, the pending tasks and the constraints' held tasks (what the
  * summary used to build each time) — through phases, failed runs, split worlds, constraints that
@@ -13,7 +13,7 @@ import { Assembly } from '../../src/ttg/run/assembly.js';
 import { collectReport } from '../../src/ttg/phase/fence-report.js';
 import { ReadyQueue } from '../../src/ttg/run/ready-queue.js';
 import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
-import { Summarizer } from '../../src/observe/summary.js';
+import { Summarizer } from '../../src/observe/dashboard/summary.js';
 import { fence, rejection } from '../helpers.js';
 
 type Row = [name: string, ready: number, waiting: number, held: number];

@@ -1,7 +1,7 @@
 /**
  * TT and edge names that are members of `Object.prototype` (`__proto__`, `constructor`...) in the
- * live dashboard's counts (src/observe/summary.ts) and in rank 0's merge of the ranks' summaries
- * (src/observe/dashboard-state.ts, summary-read.ts): each is a name like any other, with its own
+ * live dashboard's counts (src/observe/dashboard/summary.ts) and in rank 0's merge of the ranks' summaries
+ * (src/observe/dashboard/dashboard-state.ts, summary-read.ts): each is a name like any other, with its own
  * exact counts, and nothing reaches `Object.prototype` — also from a summary that another rank
  * sent malformed or hostile. One process; the same at 2 ranks over HTTP: test/mpi/dashboard-names.test.ts.
  */
@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
-import { Summarizer } from '../../src/observe/summary.js';
-import { DashboardState } from '../../src/observe/dashboard-state.js';
+import { Summarizer } from '../../src/observe/dashboard/summary.js';
+import { DashboardState } from '../../src/observe/dashboard/dashboard-state.js';
 import { fence } from '../helpers.js';
 
 /** Names that a plain object would not keep as its own keys. */

@@ -1,5 +1,5 @@
 /**
- * The live dashboard's per-rank summary (src/observe/summary.ts, task-sampler.ts): exact task counts
+ * The live dashboard's per-rank summary (src/observe/dashboard/summary.ts, task-sampler.ts): exact task counts
  * per TT, and a sample of task times whose size follows the rate, so light tasks cost one
  * decrement each and heavy ones are all timed.
  */
@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { defaultRuntime } from '../../src/ttg/runtime/runtime.js';
-import { Summarizer } from '../../src/observe/summary.js';
-import { SAMPLE_GAP_MS, SUMMARY_MS } from '../../src/observe/task-sampler.js';
+import { Summarizer } from '../../src/observe/dashboard/summary.js';
+import { SAMPLE_GAP_MS, SUMMARY_MS } from '../../src/observe/dashboard/task-sampler.js';
 import { fence } from '../helpers.js';
 
 /** A chain of `n` tasks of TT `name`, each spinning `ms`. */

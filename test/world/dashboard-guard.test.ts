@@ -1,5 +1,5 @@
 /**
- * The dashboard's request guard (src/observe/dashboard-guard.ts) on a server of its own, in this
+ * The dashboard's request guard (src/observe/dashboard/dashboard-guard.ts) on a server of its own, in this
  * process: a route that throws is a 500 and the server goes on; a token is compared whole, at any
  * length; the Host allow-list; a listening socket's error is a warning, not an exception; and
  * TTG_DASHBOARD's bracketed IPv6 form (src/base/settings.ts). The same server under a real run, with
@@ -10,7 +10,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { expect } from 'chai';
 
 import { dashboardAddress } from '../../src/base/settings.js';
-import { guarded, guardServer, localHost, sameToken, SERVER_OPTIONS } from '../../src/observe/dashboard-guard.js';
+import { guarded, guardServer, localHost, sameToken, SERVER_OPTIONS } from '../../src/observe/dashboard/dashboard-guard.js';
 import { exchange, get } from '../mpi/raw-http.js';
 
 /** A guarded server on 127.0.0.1 whose routes are `route`; resolves it and its port. */

@@ -1,7 +1,8 @@
 /**
- * What the scheduler asks of the live dashboard's sampler (src/observe/task-sampler.ts): it times
- * one task in {@link TaskSampling.every} and reports the slice, so the dashboard sees task times
- * without the tracer. The scheduler counts down to the next timed task whether one is attached or not.
+ * What the scheduler asks of the live dashboard's sampler (src/observe/dashboard/task-sampler.ts):
+ * it times one task in {@link TaskSampling.every} and reports the slice, so the dashboard sees task
+ * times without the tracer. The scheduler counts down to the next timed task whether one is
+ * attached or not.
  */
 
 /** A sampler of the tasks one scheduler runs. */

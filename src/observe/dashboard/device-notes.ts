@@ -1,10 +1,10 @@
 /**
- * The device layer's places as the live dashboard shows them (src/observe/summary.ts's DeviceNote):
+ * The device layer's places as the live dashboard shows them (summary.ts's DeviceNote):
  * memory in use, pinned and capacity, evictions, bytes copied each way, kernels, the time device
  * tasks worked, and the device tasks on each stream now.
  */
-import { stats } from '../device/api.js';
-import { deviceRuntime } from '../device/runtime.js';
+import { stats } from '../../device/api.js';
+import { deviceRuntime } from '../../device/runtime.js';
 import type { DeviceNote } from './summary.js';
 
 /** This rank's places now (empty while the device layer is off). */

@@ -6,9 +6,9 @@
  * timed again within a period. The scheduler counts down to the next timed task (one decrement per
  * task, there whether a sampler is attached or not); a TT's count is `TT.runs`.
  */
-import type { TaskSampling } from '../ttg/common/sampler.js';
+import type { TaskSampling } from '../../ttg/common/sampler.js';
 
-/** Milliseconds between summaries (src/observe/dashboard.ts sends one per period). */
+/** Milliseconds between summaries (dashboard.ts sends one per period). */
 export const SUMMARY_MS = 250;
 /**
  * Milliseconds between timed tasks: about 100 per summary per rank, enough for the page's 5 s of

@@ -1,6 +1,6 @@
 /**
  * The live dashboard (`TTG_DASHBOARD=[host:]port`): every rank sends rank 0 a summary
- * (src/observe/summary.ts) four times a second over the runtime's own messages, outside termination
+ * (summary.ts) four times a second over the runtime's own messages, outside termination
  * detection; rank 0 merges them (dashboard-state.ts) and serves the page (dashboard-page.ts), the
  * merged state as JSON and the chart library with `node:http`. It binds 127.0.0.1 unless a host is
  * given; then every request needs the token it prints on stderr, else its Host header must be a
@@ -9,11 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-import { Errors } from '../base/errors.js';
-import type { Runtime } from '../ttg/runtime/runtime.js';
+import { Errors } from '../../base/errors.js';
+import type { Runtime } from '../../ttg/runtime/runtime.js';
 import { Summarizer } from './summary.js';
 import { SUMMARY_MS } from './task-sampler.js';
-import { uplotFiles } from './uplot-files.js';
+import { uplotFiles } from '../uplot-files.js';
 import { guarded, guardServer, hostPort, SERVER_OPTIONS } from './dashboard-guard.js';
 import { dashboardPage } from './dashboard-page.js';
 import { DashboardState } from './dashboard-state.js';

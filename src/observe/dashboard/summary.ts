@@ -1,5 +1,5 @@
 /**
- * What a rank tells the live dashboard a few times a second (src/observe/dashboard.ts): per TT the
+ * What a rank tells the live dashboard a few times a second (dashboard.ts): per TT the
  * tasks run since the start, ready to run, waiting for inputs and held by constraints; tasks ready
  * and running; messages and bytes per destination; the fence in progress; errors as they happen;
  * and a sample of the task slices since the last summary (the task stream, from the scheduler's
@@ -8,8 +8,8 @@
  * O(tasks waiting).
  * Nothing here uses the tracer.
  */
-import { errorFields, type TtgError } from '../base/errors.js';
-import type { Runtime } from '../ttg/runtime/runtime.js';
+import { errorFields, type TtgError } from '../../base/errors.js';
+import type { Runtime } from '../../ttg/runtime/runtime.js';
 import { TaskSampler } from './task-sampler.js';
 
 /** An error as the dashboard shows it. */

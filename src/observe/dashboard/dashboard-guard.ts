@@ -1,5 +1,5 @@
 /**
- * What rank 0's dashboard server lets through (src/observe/dashboard.ts). The server runs inside
+ * What rank 0's dashboard server lets through (dashboard.ts). The server runs inside
  * rank 0, so an exception in a request handler is an uncaught exception that ends the whole job:
  * every request is checked here before a route sees it, every refusal is a 4xx, and a route that
  * throws becomes a 500. Anything that can reach the port can send anything, so nothing here trusts
