@@ -2,10 +2,12 @@
  * The rooms of src/ and the direction of their imports (`npm run structure`, run by CI):
  *
  *   base ◀── serialize ◀── ttg  ◀── transport ◀─┐
- *     ▲          ▲          ▲ ◀──── device ◀─────┤ world ◀── index
+ *     ▲          ▲          ▲ ◀──── device ◀─────┤ observe ◀── world ◀── index
  *     └──────── native ◀────┴── (transport, device) ┘
  *
- * Type-only imports count for the layers too; circles are forbidden for imports that run.
+ * src/ttg in rooms, bottom first: common ◀ wiring ◀ run ◀ runtime ◀ collective ◀ phase ◀ the
+ * graph API (src/ttg/*.ts); src/observe/dashboard stands on src/observe. Type-only imports count
+ * for the rooms and for circles too, src/device aside (it still has a circle of type imports).
  */
 const room = (name, may) => ({
   name: `${name}-imports`,
