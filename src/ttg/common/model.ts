@@ -112,8 +112,6 @@ export interface InputSlot {
   readonly index: number;
   /** Name of the edge feeding it. */
   readonly edgeName: string;
-  /** Fed by an edge marked `{ control: true }`. */
-  readonly control: boolean;
   /** Its reducer; undefined for a plain input. */
   readonly reducer: ((acc: unknown, value: unknown) => unknown) | undefined;
   /** Stream size for every key, -1 when per key. */
@@ -170,8 +168,6 @@ export interface TaskAssembly {
   receive(idx: number, key: unknown, value: unknown): void;
   /** Runs a TT without inputs for `key` on this rank. */
   invokeLocal(key: unknown): void;
-  /** Sets how many values reducing input `idx` of task `key` (owned here) expects. */
-  setStreamSize(idx: number, key: unknown, n: number): void;
   /** Reducing input `idx` of task `key` (owned here) gets no more values. */
   finalizeStream(idx: number, key: unknown): void;
   /** A constraint let `t` through: it goes on to the next one, then to the scheduler. */
