@@ -5,9 +5,11 @@
  * `finalize` every rank hands its events and digest to rank 0, which writes one JSON file that
  * opens in ui.perfetto.dev or chrome://tracing, and the report.
  *
- * Off by default: the hot paths test one field (`scheduler.tracer`, the sink of trace-sink.ts) against undefined.
- * With only the report asked for, no event is kept: each task costs two clock reads and a few
- * counts, whatever the length of the run. Keys are rendered when the events are serialized, not
+ * The tracer is the process's trace sink (src/ttg/common/trace-sink.ts): the runtime, the
+ * transports and the device layer tell it their events without importing this room. Off by
+ * default: the hot paths test one field (`scheduler.tracer`, the sink) against undefined. With
+ * only the report asked for, no event is kept: each task costs two clock reads and a few counts,
+ * whatever the length of the run. Keys are rendered when the events are serialized, not
  * per task. Times are microseconds of the system's monotonic clock (CLOCK_MONOTONIC, which is
  * also the steady clock of the native streams), so ranks on one machine share one time axis.
  */

@@ -56,6 +56,7 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
   rt.checkTravel = travelCheckRequested();
+  // the progress line watches the fences of every world of this process, split ones included
   watchFences(fenceProgress);
   rt.start(transport, devicePort);
   if (tracingRequested()) {

@@ -336,7 +336,7 @@ export class Scheduler {
     tr.resumed(t, t0);
   }
 
-  /** @internal Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task); `error` is thrown into it. */
+  /** Resumes a body parked on a {@link ParkableStep} (traced as one more slice of its task); `error` is thrown into it. */
   resumeParked(t: Task, error?: unknown): void {
     const it = t.parkedOn!;
     t.parkedOn = undefined;
