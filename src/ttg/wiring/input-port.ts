@@ -6,6 +6,7 @@
 
 /** @internal What a port calls on its TT (tt.ts's TT): `op` of input `idx` for `key`, from outside any task. */
 export interface FedTT {
+  /** Does `op` on input `idx` for `key`, as a task's send would, wherever the task lives. */
   feed(op: FeedOp, idx: number, key: unknown, value: unknown): void;
 }
 
