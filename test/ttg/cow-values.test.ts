@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { fence } from '../helpers.js';
-import { copyValue } from '../../src/ttg/cow.js';
+import { copyValue } from '../../src/ttg/run/cow.js';
 import { F64, generate, MyArray, MyDate, MyMap, MySet, Point, strictDiff } from '../serialize/values.js';
 
 /** What a case's copy must be: equal, or equal unless the copy is refused with a TtgError naming `name`. */
