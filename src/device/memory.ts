@@ -158,10 +158,16 @@ export class MemoryManager {
     return undefined;
   }
 
-  /** Whether the copies `bufs` still need on `dev` fit in its free memory plus what could be evicted. */
+  /**
+   * Whether the copies `bufs` still need on `dev` fit in its free memory plus what could be
+   * evicted; a buffer listed more than once counts once, as the acquisition pins it once.
+   */
   private fits(bufs: readonly AnyBuffer[], dev: number, pinned: readonly AnyBuffer[]): boolean {
     let need = 0;
-    for (const b of bufs) if (b.copies[dev] === undefined && !pinned.includes(b)) need += b.bytes;
+    for (let i = 0; i < bufs.length; i++) {
+      const b = bufs[i]!;
+      if (b.copies[dev] === undefined && !pinned.includes(b) && bufs.indexOf(b) === i) need += b.bytes;
+    }
     if (need === 0) return true;
     let room = this.backend.capacity[dev]! - this.used[dev]!;
     if (room >= need) return true;

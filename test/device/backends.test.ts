@@ -40,6 +40,8 @@ const RUNS: Run[] = [
   { suite: 'user-kernels', device: 'emulated:2:1MiB:2' },
   { suite: 'hostile', device: 'emulated:2:512KiB:2' },
   { suite: 'hostile', device: 'host:::2' },
+  { suite: 'hostile-more', device: 'emulated:2:512KiB:2' },
+  { suite: 'hostile-more', device: 'host:::2' },
   { suite: 'stress', device: 'emulated:2:32KiB:2' },
   { suite: 'stress', device: 'emulated:2:32KiB:2', env: { TTG_STRESS_HOST: '2' } },
   { suite: 'stress', device: 'host:::2' },
@@ -57,6 +59,7 @@ const CUDA_RUNS: Run[] = [
   { suite: 'values', device: 'cuda:1::2' },
   { suite: 'user-kernels', device: 'cuda:1:1MiB:2' },
   { suite: 'hostile', device: 'cuda:1:512KiB:2' },
+  { suite: 'hostile-more', device: 'cuda:1:512KiB:2' },
   { suite: 'stress', device: 'cuda:1:32KiB:2' },
 ];
 if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
