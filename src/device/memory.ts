@@ -97,10 +97,7 @@ export class MemoryManager {
       if (home.length !== 0) await Promise.all(home);
       return;
     }
-    const cap = this.backend.capacity[dev]!;
-    let need = 0;
-    for (const b of new Set([...pinned, ...bufs])) need += b.bytes;
-    if (need > cap) throw DeviceErrors.pinnedSetTooLarge(dev, need, cap, ctx);
+    this.checkPinnedSet(bufs, dev, pinned, ctx);
     for (;;) {
       const waits: Array<Promise<void>> = [];
       const full = await this.locked(dev, () => this.tryAcquire(bufs, stream, pinned, ctx, owner, waits));
@@ -113,6 +110,14 @@ export class MemoryManager {
     }
   }
 
+  /** Throws E_DEVICE_MEMORY when what the task pins plus `bufs` cannot fit on `dev` at all. */
+  private checkPinnedSet(bufs: readonly AnyBuffer[], dev: number, pinned: readonly AnyBuffer[], ctx: TtgErrorContext): void {
+    const cap = this.backend.capacity[dev]!;
+    let need = 0;
+    for (const b of new Set([...pinned, ...bufs])) need += b.bytes;
+    if (need > cap) throw DeviceErrors.pinnedSetTooLarge(dev, need, cap, ctx);
+  }
+
   /**
    * One attempt of {@link acquire} under the device lock: pins all of `bufs`, or none of them
    * and returns the promise of the next unpin (registered before the lock is left, so no wake-up
@@ -121,7 +126,12 @@ export class MemoryManager {
   private async tryAcquire(bufs: readonly AnyBuffer[], stream: Stream, pinned: AnyBuffer[], ctx: TtgErrorContext,
     owner: Acquirer, waits: Array<Promise<void>>): Promise<{ room: Promise<void> } | undefined> {
     const dev = stream.device;
-    if (!this.fits(bufs, dev, pinned)) return { room: this.nextUnpin(dev) };
+    if (!this.fits(bufs, dev, pinned)) {
+      // another input() of the task (an async body's, in flight) may have pinned more since this
+      // one began: waiting for room that only the task itself could give back would never end
+      this.checkPinnedSet(bufs, dev, pinned, ctx);
+      return { room: this.nextUnpin(dev) };
+    }
     const took: AnyBuffer[] = [];
     for (const b of bufs) {
       if (pinned.includes(b)) continue;

@@ -252,9 +252,12 @@ function input(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): Promis
   st.placedAt ??= performance.now();
   const result = st.stream.inputResult;
   const p = r.memory.acquire(bufs, st.stream, st.listed, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank }, st);
-  st.acquiring = p;
-  const settled = (): void => { if (st.acquiring === p) st.acquiring = undefined; };
-  p.then(settled, settled);
+  // an async body may have several input()s in flight: the task ends after all of them
+  const prev = st.acquiring;
+  const all = prev === undefined ? p : Promise.allSettled([prev, p]);
+  st.acquiring = all;
+  const settled = (): void => { if (st.acquiring === all) st.acquiring = undefined; };
+  all.then(settled, settled);
   return p.then(() => result);
 }
 

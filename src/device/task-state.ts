@@ -33,7 +33,7 @@ export class TaskState implements ReadyStep, Acquirer {
   failure: TtgError | undefined = undefined;
   /** A wait has thrown `failure` into the body. */
   failureSeen = false;
-  /** An acquisition still running (the body may have stopped waiting for it): the task ends after it. */
+  /** Settles once every acquisition of the task has (the body may have stopped waiting for them): the task ends after it. */
   acquiring: Promise<unknown> | undefined = undefined;
   /** Buffers it sent while its queued work may still read them: marked until its next wait has run (queued-reads.ts). */
   marked: AnyBuffer[] | undefined = undefined;

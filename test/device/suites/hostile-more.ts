@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { loadNative } from '../../../src/native/addon.js';
-import { within } from '../../helpers.js';
+import { expectTtgError, rejection, tick, within } from '../../helpers.js';
 import { backend, onSuiteDevices } from './suite.js';
 
 /** Fences here must settle within this (the hang watchdog fires after HANG_S). */
@@ -51,6 +51,13 @@ function wrong(a: ArrayLike<number>, want: number): { count: number; first?: num
     }
   }
   return count === 0 ? { count } : { count, first, at };
+}
+
+/** A promise and the function that resolves it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => { open = r; });
+  return { wait, open };
 }
 
 let graphs = 0;
@@ -96,7 +103,7 @@ async function wholeDevice(name: string, dev = 0): Promise<void> {
   resting(name);
 }
 
-/** Runs `body` as the generator body of one task of a fresh TT named `name` on device 0, key `key`; resolves the fence's or undefined. */
+/** Runs `body` as the generator body of one task of a fresh TT named `name` on device 0, key `key`; resolves the fence's rejection, or undefined. */
 async function oneTask(name: string, body: () => Generator<unknown, void, unknown>, key = 0): Promise<unknown> {
   const tt = ttg.make_tt(body, [edge<number, number>(name)], [], { name }).set_devicehint(() => 0);
   ttg.make_graph_executable(tt);
@@ -144,6 +151,70 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(err2, String(err2)).to.equal(undefined);
     expect(wrong(a.host, 4), 'a after x2 x2').to.deep.equal({ count: 0 });
     await wholeDevice('twice1-whole');
+  });
+  // ---- 2: several input()s of an async body in flight --------------------------------------------
+  it('an async body with two input()s in flight (the first waiting for room) that returns leaves nothing pinned; both buffers are pinned only while it runs', async function () {
+    this.timeout(30000);
+    const n = share(0.6);
+    const h = filled(n, 1), a = filled(n, 1), b = filled(64, 1);
+    const hGate = gate(), hIn = gate();
+    let firstTook = false;
+    const Hold = ttg.make_tt(function* () {
+      yield ttg.device.input(h);
+      hIn.open();
+      yield hGate.wait;             // holds h (60% of the device) until the gate opens
+    }, [edge<number, number>('inflight2-H')], [], { name: 'inflight2-H' }).set_devicehint(() => 0);
+    const G = ttg.make_tt(async () => {
+      void ttg.device.input(a).then(() => { firstTook = true; });   // waits for h's room
+      const { stream } = await ttg.device.input(b);                    // fits at once
+      ttg.device.kernels.dscal(stream, b.length, 2, b);
+      await ttg.device.kernel(b);
+    }, [edge<number, number>('inflight2-G')], [], { name: 'inflight2-G' }).set_devicehint(() => 0);
+    ttg.make_graph_executable(Hold, G);
+    ttg.execute();
+    Hold.invoke(0, 0);
+    await within(hIn.wait, FENCE_MS, 'the holder selecting');
+    G.invoke(0, 0);
+    await tick(200);
+    hGate.open();
+    await fence();
+    await tick(50);
+    expect(firstTook, 'the first input() was granted').to.equal(true);
+    expect(wrong(b.host, 2), 'b after x2').to.deep.equal({ count: 0 });
+    resting('after the async body');
+    await wholeDevice('inflight2-whole');
+  });
+
+  it('an async body whose second input() cannot fit beside what its first one holds fails with E_DEVICE_MEMORY instead of waiting for itself', async function () {
+    if (!Number.isFinite(capacity(0))) return;   // the host backend has no memory limit
+    this.timeout(30000);
+    const n = share(0.6);
+    const a = filled(n, 1), c = filled(n, 1);
+    const h = filled(n, 1);
+    const hGate = gate(), hIn = gate();
+    const Hold = ttg.make_tt(function* () {
+      yield ttg.device.input(h);
+      hIn.open();
+      yield hGate.wait;
+    }, [edge<number, number>('self2-H')], [], { name: 'self2-H' }).set_devicehint(() => 0);
+    const G = ttg.make_tt(async () => {
+      const first = ttg.device.input(a);                           // waits for h's room
+      await ttg.device.input(filled(8, 1));
+      void first.then(() => {}, () => {});
+      await ttg.device.input(c);                                   // a + c do not fit: refused once a is held
+    }, [edge<number, number>('self2-G')], [], { name: 'self2-G' }).set_devicehint(() => 0);
+    ttg.make_graph_executable(Hold, G);
+    ttg.execute();
+    Hold.invoke(0, 0);
+    await within(hIn.wait, FENCE_MS, 'the holder selecting');
+    G.invoke(5, 0);
+    await tick(100);
+    hGate.open();
+    const e = await rejection(fence());
+    expectTtgError(e, 'E_DEVICE_MEMORY', ["TT 'self2-G'", 'key 5']);
+    await tick(50);
+    resting('after the refused input()');
+    await wholeDevice('self2-whole');
   });
   // ---- last: finalize settles after all of the above ---------------------------------------------------
   it('finalize settles after the failures above', async () => {
