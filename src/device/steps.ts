@@ -303,14 +303,16 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   st.waitedOps = s.ops;
   st.unwaited.length = 0;
   if (back.length > 0) {
-    const done = new Promise<void>((resolve) => wait.then(() => resolve()));
+    // settles however the wait ends: after a failed one, toHost() copies again from what is current
+    const done = new Promise<void>((resolve) => wait.then(() => resolve(), () => resolve()));
     for (const b of back) {
       b.toHostPending = done;
       void done.then(() => { if (b.toHostPending === done) b.toHostPending = undefined; });
     }
   }
   if (elsewhere === undefined) return wait;
-  elsewhere.push(new Promise<void>((resolve) => wait.then(() => resolve())));
+  // the body gets the wait's failure (E_DEVICE) as with a wait of its own buffers
+  elsewhere.push(new Promise<void>((resolve, reject) => wait.then(() => resolve(), reject)));
   return Promise.all(elsewhere).then(() => undefined);
 }
 

@@ -12,8 +12,9 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { loadNative } from '../../../src/native/addon.js';
+import { deviceRuntime } from '../../../src/device/runtime.js';
 import { expectTtgError, rejection, tick, within } from '../../helpers.js';
-import { backend, onSuiteDevices } from './suite.js';
+import { backend, devices, onSuiteDevices } from './suite.js';
 
 /** Fences here must settle within this (the hang watchdog fires after HANG_S). */
 const FENCE_MS = 8000;
@@ -216,6 +217,60 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     resting('after the refused input()');
     await wholeDevice('self2-whole');
   });
+  // ---- 3: a failed wait settles the buffer's copy home ----------------------------------------------
+  it('after a wait that failed (TTG_FAULT_DEVDONE), toHost() and the drain of finalize settle, and the device runs a clean graph', async function () {
+    this.timeout(30000);
+    const x = filled(512, 1);
+    faults({ faultDevDone: 1 });    // the 1st op with a completion from now on fails
+    const err = await oneTask('failwait3', function* () {
+      const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, x.length, 3, x);
+      yield ttg.device.kernel(x);
+    }, 4);
+    faults({ faultDevDone: 0 });
+    expectTtgError(err, 'E_DEVICE', ["TT 'failwait3'", 'key 4', 'TTG_FAULT_DEVDONE']);
+    await within(x.toHost(), FENCE_MS, 'x.toHost() after the failed wait');
+    await within(deviceRuntime()!.memory.drainAll(), FENCE_MS, 'the drain of finalize');
+    resting('after the failed wait');
+    await wholeDevice('failwait3-whole');
+  });
+
+  if (backend !== 'host' && devices >= 2) {
+    it('a wait on a buffer current only on another device that fails (TTG_FAULT_DEVDONE) throws E_DEVICE into the body', async function () {
+      this.timeout(30000);
+      const x = filled(256, 1), z = filled(16, 1);
+      const W = ttg.make_tt(function* () {
+        const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+        ttg.device.kernels.dscal(stream, x.length, 2, x);
+        yield ttg.device.kernel();   // x = 2 only on device 1
+      }, [edge<number, number>('other3-W')], [], { name: 'other3-W' }).set_devicehint(() => 1);
+      ttg.make_graph_executable(W);
+      W.invoke(0, 0);
+      await fence();
+      let seen: unknown;
+      const K = ttg.make_tt(function* () {
+        const { stream } = (yield ttg.device.input(z)) as ttg.device.InputResult;   // z's copy in fails
+        ttg.device.kernels.dscal(stream, z.length, 1, z);
+        try {
+          yield ttg.device.kernel(x);
+        } catch (e) {
+          seen = e;
+          throw e;
+        }
+      }, [edge<number, number>('other3-K')], [], { name: 'other3-K' }).set_devicehint(() => 0);
+      ttg.make_graph_executable(K);
+      faults({ faultDevDone: 1 });
+      K.invoke(6, 0);
+      const e = await rejection(fence());
+      faults({ faultDevDone: 0 });
+      expectTtgError(e, 'E_DEVICE', ["TT 'other3-K'", 'key 6', 'TTG_FAULT_DEVDONE']);
+      expectTtgError(seen, 'E_DEVICE', ['TTG_FAULT_DEVDONE']);
+      await within(x.toHost(), FENCE_MS, 'x.toHost()');
+      expect(wrong(x.host, 2), 'x on the host').to.deep.equal({ count: 0 });
+      resting('after the failed wait');
+      await wholeDevice('other3-whole');
+    });
+  }
   // ---- last: finalize settles after all of the above ---------------------------------------------------
   it('finalize settles after the failures above', async () => {
     await within(ttg.finalize(), FENCE_MS, 'ttg.finalize()');
