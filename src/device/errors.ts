@@ -24,6 +24,12 @@ export const DeviceErrors = {
   opFailed(why: string): TtgError {
     return new TtgError('E_DEVICE', `a device operation failed: ${why}`);
   },
+  /** The addon refused to enqueue an op (`TTG_FAULT_DEVOP`, or no such stream): nothing of it ran. */
+  enqueueFailed(cause: unknown): TtgError {
+    if (cause instanceof TtgError) return cause;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    return new TtgError('E_DEVICE', `a device operation could not be enqueued: ${why}`, { cause });
+  },
   /** A bad argument to a device API call. */
   invalid(what: string, detail: string, ctx: TtgErrorContext = {}): TtgError {
     return Errors.invalidArgument(what, detail, ctx);

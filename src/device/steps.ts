@@ -279,26 +279,39 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   let back: readonly AnyBuffer[] = bufs;
   let versions: number[] | undefined;
   let elsewhere: Array<Promise<void>> | undefined;
-  if (bufs.length !== 0) {
-    const copied: AnyBuffer[] = [];
-    back = copied;
-    versions = [];
-    for (const b of bufs) {
-      const v = r.memory.enqueueCopyBack(b, s);
-      if (v >= 0) {
-        copied.push(b);
-        versions.push(v);
-      } else if (!b.hostValid && !b.scratch) {
-        // current on another device only: it comes home from there
-        const p = r.memory.toHost(b);
-        if (p !== undefined) (elsewhere ??= []).push(p);
+  let copied: AnyBuffer[] | undefined;
+  let wait: KernelWait;
+  try {
+    if (bufs.length !== 0) {
+      copied = [];
+      back = copied;
+      versions = [];
+      for (const b of bufs) {
+        const v = r.memory.enqueueCopyBack(b, s);
+        if (v >= 0) {
+          copied.push(b);
+          versions.push(v);
+        } else if (!b.hostValid && !b.scratch) {
+          // current on another device only: it comes home from there
+          const p = r.memory.toHost(b);
+          if (p !== undefined) (elsewhere ??= []).push(p);
+        }
       }
     }
+    // the copies home are the task's queued work (if the wait's marker cannot be enqueued, its end waits for them)
+    if (back.length > 0) st.lastOp = s.ops;
+    wait = new KernelWait(r, st, bufs, back, versions, st.marked);
+    r.streams.notifyWhenDone(s, wait);
+  } catch (e) {
+    // an enqueue was refused (E_DEVICE, thrown into the body): no wait reports the copies home
+    // enqueued so far; they stay pinned until the task's end, whose marker waits for them
+    if (copied !== undefined && copied.length > 0) {
+      st.lastOp = s.ops;
+      (st.copiesHome ??= []).push(...copied);
+    }
+    if (elsewhere !== undefined) for (const p of elsewhere) p.catch(() => {});
+    throw e;
   }
-  // the copies home are the task's queued work (if the wait's marker cannot be enqueued, its end waits for them)
-  if (back.length > 0) st.lastOp = s.ops;
-  const wait = new KernelWait(r, st, bufs, back, versions, st.marked);
-  r.streams.notifyWhenDone(s, wait);
   st.marked = undefined;
   st.waitedOps = s.ops;
   st.unwaited.length = 0;

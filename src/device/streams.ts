@@ -196,12 +196,16 @@ export class StreamManager {
     return n;
   }
 
-  /** Enqueues an op; with `notify` true returns a promise settled once it (and all before it) ran. */
+  /** Enqueues an op (E_DEVICE when the addon refuses it). */
   op(s: Stream, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
     p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number): void {
     const tr = tracer;
     const stamps = tr === undefined || kind === OpKind.Stamp ? undefined : this.traceBefore(tr, s, OP_NAMES[kind] ?? `op ${kind}`, { m, n, k });
-    this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
+    try {
+      this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
+    } catch (e) {
+      throw DeviceErrors.enqueueFailed(e);
+    }
     s.ops++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
@@ -223,7 +227,11 @@ export class StreamManager {
   call(s: Stream, name: string, kernel: number, buffers: Operand[], lengths: Float64Array, scalars: Float64Array): void {
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, name, {});
-    this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, 0);
+    try {
+      this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, 0);
+    } catch (e) {
+      throw DeviceErrors.enqueueFailed(e);
+    }
     s.ops++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
@@ -247,7 +255,7 @@ export class StreamManager {
     } catch (e) {
       // no completion will come: a waiter left behind would count as device work forever
       this.waiting.delete(id);
-      throw e;
+      throw DeviceErrors.enqueueFailed(e);
     }
     if (notify) this.pollSoon();
     return p;
@@ -269,7 +277,7 @@ export class StreamManager {
       this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
     } catch (e) {
       this.waiting.delete(id);
-      throw e;
+      throw DeviceErrors.enqueueFailed(e);
     }
     this.pollSoon();
   }

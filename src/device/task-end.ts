@@ -60,7 +60,7 @@ function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError
       try {
         if (!finish(r, st, tt, done)) done();
       } catch (e) {
-        done(e as TtgError);  // the end marker could not be enqueued: the task fails, not hangs
+        done(e as TtgError);  // the task fails, not hangs
       }
     };
     st.acquiring.then(after, after);
@@ -71,16 +71,42 @@ function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError
     release(r, st, tt);
     return false;
   }
-  r.streams.marker(st.stream, (e) => {
-    release(r, st, tt);
-    // a failure no wait reported fails the task now
-    done(e ?? (st.failureSeen ? undefined : st.failure));
-  });
+  endMarker(r, st, tt, done, undefined, 0);
   return true;
+}
+
+/** Times the end marker is tried when the addon refuses to enqueue it (then after 1, 2, 4 ... 64 ms). */
+const MARKER_TRIES = 8;
+
+/**
+ * Enqueues the marker after which `st` ends. An enqueue the addon refuses (`TTG_FAULT_DEVOP`) is
+ * tried again a little later, since only a marker tells when the task's queued work has run: its
+ * pins are released then, and the task fails with the refusal (E_DEVICE). Refused every time, the
+ * task fails and its pins stay, so no memory a queued kernel may still use is ever freed.
+ */
+function endMarker(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void, refused: TtgError | undefined, tries: number): void {
+  try {
+    r.streams.marker(st.stream, (e) => {
+      release(r, st, tt);
+      // a failure no wait reported fails the task now
+      done(refused ?? e ?? (st.failureSeen ? undefined : st.failure));
+    });
+  } catch (e) {
+    const err = refused ?? (e as TtgError);
+    if (tries + 1 >= MARKER_TRIES || deviceRuntime() !== r) {
+      done(err);
+      return;
+    }
+    setTimeout(() => endMarker(r, st, tt, done, err, tries + 1), 2 ** tries);
+  }
 }
 
 function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (!r.backend.inPlace) r.memory.release(st.listed, st.stream.device);
+  if (st.copiesHome !== undefined) {
+    for (const b of st.copiesHome) r.memory.copiedBack(b, st.stream.device, -1);
+    st.copiesHome = undefined;
+  }
   if (st.marked !== undefined) for (const b of st.marked) unmarkQueuedRead(b);
   st.marked = undefined;
   if (st.placedAt !== undefined) {

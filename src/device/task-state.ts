@@ -37,6 +37,8 @@ export class TaskState implements ReadyStep, Acquirer {
   acquiring: Promise<unknown> | undefined = undefined;
   /** Buffers it sent while its queued work may still read them: marked until its next wait has run (queued-reads.ts). */
   marked: AnyBuffer[] | undefined = undefined;
+  /** Copies home of a wait whose marker could not be enqueued: unpinned when the task ends (after its marker). */
+  copiesHome: AnyBuffer[] | undefined = undefined;
   /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
   hostWatch: Map<AnyBuffer, bigint> | undefined = undefined;
   /**

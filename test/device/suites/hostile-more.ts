@@ -271,6 +271,45 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       await wholeDevice('other3-whole');
     });
   }
+  // ---- 4: the wait's marker cannot be enqueued ------------------------------------------------------
+  it('a wait whose marker cannot be enqueued (TTG_FAULT_DEVOP) fails with E_DEVICE naming TT and key, and its copies home leave no pin', async function () {
+    this.timeout(30000);
+    const x = filled(4096, 1);
+    // ops: [x's copy in], dscal, [x's copy home], the wait's marker
+    faults({ faultDevOp: backend === 'host' ? 2 : 4 });
+    let after = 0;
+    const err = await oneTask('nomark4', function* () {
+      const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, x.length, 3, x);
+      yield ttg.device.kernel(x);
+      after++;
+    }, 8);
+    faults({ faultDevOp: 0 });
+    expectTtgError(err, 'E_DEVICE', ["TT 'nomark4'", 'key 8', 'TTG_FAULT_DEVOP']);
+    expect(after, 'the body does not go on past the failed wait').to.equal(0);
+    await tick(50);
+    resting('after the failed marker');
+    await within(x.toHost(), FENCE_MS, 'x.toHost()');
+    expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
+    await wholeDevice('nomark4-whole');
+  });
+  // ---- 7: the marker at a task's end cannot be enqueued ------------------------------------------------
+  it('a task whose end marker cannot be enqueued (TTG_FAULT_DEVOP) fails with E_DEVICE naming TT and key and gives back its pins', async function () {
+    this.timeout(30000);
+    const x = filled(share(0.6), 1);
+    // ops: [x's copy in], dscal, the end marker
+    faults({ faultDevOp: backend === 'host' ? 2 : 3 });
+    const err = await oneTask('endmark7', function* () {
+      const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, x.length, 3, x);
+    }, 9);
+    faults({ faultDevOp: 0 });
+    expectTtgError(err, 'E_DEVICE', ["TT 'endmark7'", 'key 9', 'TTG_FAULT_DEVOP']);
+    resting('after the failed end marker');
+    await within(x.toHost(), FENCE_MS, 'x.toHost()');
+    expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
+    await wholeDevice('endmark7-whole');
+  });
   // ---- last: finalize settles after all of the above ---------------------------------------------------
   it('finalize settles after the failures above', async () => {
     await within(ttg.finalize(), FENCE_MS, 'ttg.finalize()');
