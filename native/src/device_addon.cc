@@ -41,7 +41,8 @@ struct DeviceRuntime {
   std::uint64_t next_handle = 0;
   std::unordered_map<std::uint64_t, Alloc> allocs;
   Napi::Env::CleanupHook<std::function<void()>> cleanup;
-  // Cuda mode: why CUDA failed a notify id, until its batch is delivered (CUDA/poller threads write).
+  // Why CUDA, a program's kernel on the pool or TTG_FAULT_DEVDONE failed a notify id, until its
+  // batch is delivered (CUDA, poller and pool threads write).
   std::mutex failures_mu;
   std::unordered_map<std::uint64_t, std::string> failures;
   Napi::FunctionReference on_done;  // what devPoll delivers to
@@ -50,6 +51,13 @@ struct DeviceRuntime {
 DeviceRuntime& R() {
   static DeviceRuntime* r = new DeviceRuntime();  // leaked on purpose: no exit-time destructor races
   return *r;
+}
+
+// Why the pool failed a notify id (a program's kernel set its error): reported with its batch.
+void pool_failed(std::uint64_t id, const std::string& why) {
+  DeviceRuntime& r = R();
+  std::lock_guard<std::mutex> lk(r.failures_mu);
+  r.failures.emplace(id, "ttg_native.devCall: " + why);
 }
 
 void cuda_done(std::uint64_t id, const char* error, void*) {
@@ -61,8 +69,8 @@ void cuda_done(std::uint64_t id, const char* error, void*) {
   r.pool.complete(id);
 }
 
-// Calls onDone(ids) with a batch of completions; onDone(ids, errors) when CUDA failed some of
-// them: errors[i] says why ids[i] failed (undefined for those that ran).
+// Calls onDone(ids) with a batch of completions; onDone(ids, errors) when CUDA (or a program's
+// kernel on the pool) failed some of them: errors[i] says why ids[i] failed (undefined for those that ran).
 void deliver(Napi::Env env, Napi::Function fn) {
   DeviceRuntime& r = R();
   std::vector<std::uint64_t> ids = r.pool.take();
@@ -213,7 +221,7 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
     char err[512] = {0};
     // host: pool threads of a host place beside the CUDA devices (their streams follow the CUDA ones)
     const int host = info.Length() > 5 && info[5].IsNumber() ? std::max(0, info[5].As<Napi::Number>().Int32Value()) : 0;
-    r.pool.start(host, wake);
+    r.pool.start(host, wake, {}, pool_failed);
     r.cuda_streams = static_cast<std::uint32_t>(streams);
     const bool first = ttg_cuda_kernels()[0] == '\0';
     if (ttg_cuda_start(devices, streams / devices, cuda_done, nullptr, settings().cuda_libs.c_str(), err, sizeof err) != 0) {
@@ -231,7 +239,7 @@ Napi::Value DevStart(const Napi::CallbackInfo& info) {
       Napi::Float64Array f = info[4].As<Napi::Float64Array>();
       slow.assign(f.Data(), f.Data() + f.ElementLength());
     }
-    r.pool.start(streams, wake, slow);
+    r.pool.start(streams, wake, slow, pool_failed);
     r.mode = DeviceRuntime::Mode::Pool;
   }
   r.cleanup = env.AddCleanupHook(std::function<void()>([] { stop(nullptr); }));

@@ -26,8 +26,9 @@ std::atomic<int> next_thread_number{0};
 
 }  // namespace
 
-void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdown) {
+void KernelPool::start(int streams, Wake wake, const std::vector<double>& slowdown, Fail fail) {
   wake_ = std::move(wake);
+  fail_ = std::move(fail);
   wake_depth_ = settings().device_wake_depth;
   spin_us_ = settings().pool_spin_us;
   fault_wake_delay_us_ = settings().fault_wake_delay_us;
@@ -98,8 +99,9 @@ void KernelPool::run(Stream& s) {
       const auto t0 = std::chrono::steady_clock::now();
       g_kernels_running.fetch_add(1, std::memory_order_relaxed);
       if (op.kind == TTG_OP_USER) {
-        ttg_run_user_op(&op, nullptr);
+        const int error = ttg_run_user_op(&op, nullptr);
         ttg_free_user_op(&op);
+        if (error != 0 && s.error.empty()) s.error = "the kernel function returned error " + std::to_string(error);
       } else {
         run_host_op(op);
       }
@@ -107,7 +109,13 @@ void KernelPool::run(Stream& s) {
       if (auto poke = g_after_kernel.load(std::memory_order_relaxed)) poke();
       if (s.slowdown > 1.0) std::this_thread::sleep_for((std::chrono::steady_clock::now() - t0) * (s.slowdown - 1.0));
     }
-    if (op.notify != 0) push_done(op.notify);
+    if (op.notify != 0) {
+      if (!s.error.empty() && fail_) {
+        fail_(op.notify, s.error);
+        s.error.clear();
+      }
+      push_done(op.notify);
+    }
     if (done_pending_.load() && (s.work.load() <= wake_depth_ || idle_.load() > 0)) {
       // JS may take the completions meanwhile (its poll); the wake then comes late, the case to test
       if (fault_wake_delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(fault_wake_delay_us_));

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,11 +29,15 @@ namespace ttg {
 class KernelPool {
  public:
   using Wake = std::function<void()>;
+  // Records why a notify id failed, before the id is reported (a program's kernel set its error).
+  using Fail = std::function<void(std::uint64_t id, const std::string& why)>;
 
   // Starts `streams` threads; `wake` is called from a pool thread when a batch becomes ready.
   // `slowdown[i]` (default 1) stretches every op of stream i to that many times its run time, by
-  // sleeping after it: an emulated device made slower, for placement tests.
-  void start(int streams, Wake wake, const std::vector<double>& slowdown = {});
+  // sleeping after it: an emulated device made slower, for placement tests. A program's kernel
+  // that sets its error fails its own notify id through `fail`, or, without one, the next notify
+  // id of its stream (as a CUDA stream's error does).
+  void start(int streams, Wake wake, const std::vector<double>& slowdown = {}, Fail fail = nullptr);
   // Lets every thread finish its queue, then joins them. Idempotent.
   void stop();
   int streams() const { return static_cast<int>(streams_.size()); }
@@ -56,6 +61,7 @@ class KernelPool {
     bool sleeping = false;       // the worker waits on cv (guarded by mu)
     bool stop = false;
     double slowdown = 1.0;
+    std::string error;  // a program's kernel failed and no notify id reported it yet (worker only)
     std::thread th;
   };
   void run(Stream& s);
@@ -66,6 +72,7 @@ class KernelPool {
   unsigned spin_us_ = 0;
   unsigned fault_wake_delay_us_ = 0;  // tests: widens the window between a worker's decision to wake and the wake
   Wake wake_;
+  Fail fail_;
   std::mutex done_mu_;
   std::vector<std::uint64_t> done_;
   std::atomic<bool> wake_pending_{false};

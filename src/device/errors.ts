@@ -24,6 +24,10 @@ export const DeviceErrors = {
   opFailed(why: string): TtgError {
     return new TtgError('E_DEVICE', `a device operation failed: ${why}`);
   },
+  /** A program's kernel `name` set its error where it ran (`failed` says what the addon reported). */
+  kernelFailed(name: string, failed: TtgError): TtgError {
+    return new TtgError('E_DEVICE', `kernels.call('${name}') failed: ${failed.detail}`, { cause: failed });
+  },
   /** The addon refused to enqueue an op (`TTG_FAULT_DEVOP`, or no such stream): nothing of it ran. */
   enqueueFailed(cause: unknown): TtgError {
     if (cause instanceof TtgError) return cause;

@@ -20,7 +20,7 @@ import { markQueuedRead } from './queued-reads.js';
 import { contextTask } from './task-context.js';
 import { Placing, TaskState } from './task-state.js';
 import { deviceRuntime, requireRuntime, type DeviceRuntime } from './runtime.js';
-import type { Stream } from './streams.js';
+import type { Stream, Waiter } from './streams.js';
 
 /** What `yield ttg.device.input(...)` resumes with. */
 export interface InputResult {
@@ -74,6 +74,14 @@ export function noteWrite(b: AnyBuffer): void {
   st.hostWatch?.delete(b);
   if (!st.unwaited.includes(b)) st.unwaited.push(b);
 }
+
+/** What a call of a program's kernel `name` reports to: an error it sets fails the running task at its next wait or its end. */
+export function kernelFailure(name: string): Waiter {
+  const st = runningState()!;
+  return { fire: ignore, fail: (e) => { st.failure ??= DeviceErrors.kernelFailed(name, e); } };
+}
+
+function ignore(): void {}
 
 /** Records that the running task enqueued an op that writes no buffer (a read-only user kernel, a stamp). */
 export function noteOp(): void {

@@ -223,15 +223,22 @@ export class StreamManager {
     this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, 0);
   }
 
-  /** Enqueues one call of a program's kernel `kernel` (a native kernel id) named `name` on stream `s`. */
-  call(s: Stream, name: string, kernel: number, buffers: Operand[], lengths: Float64Array, scalars: Float64Array): void {
+  /**
+   * Enqueues one call of a program's kernel `kernel` (a native kernel id) named `name` on stream
+   * `s`; with `w`, the call reports its completion to it (`fail` when the kernel set its error).
+   */
+  call(s: Stream, name: string, kernel: number, buffers: Operand[], lengths: Float64Array, scalars: Float64Array, w?: Waiter): void {
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, name, {});
+    const id = w === undefined ? 0 : this.nextId++;
+    if (w !== undefined) this.waiting.set(id, w);
     try {
-      this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, 0);
+      this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, id);
     } catch (e) {
+      if (w !== undefined) this.waiting.delete(id);
       throw DeviceErrors.enqueueFailed(e);
     }
+    if (w !== undefined) this.pollSoon();
     s.ops++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }

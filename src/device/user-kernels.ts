@@ -12,7 +12,7 @@ import { Buffer, type AnyBuffer, type BufferArray } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { deviceRuntime, requireRuntime } from './runtime.js';
 import { place } from './kernels.js';
-import { noteOp, noteWrite } from './steps.js';
+import { kernelFailure, noteOp, noteWrite } from './steps.js';
 import { Stream } from './streams.js';
 
 /** How a kernel uses one buffer operand. */
@@ -152,7 +152,10 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
     places.push(place(r, `call('${name}')`, `buffer ${i}`, b, stream));
     lengths[i] = b.length;
   });
-  r.streams.call(stream, name, fn, places, lengths, Float64Array.from(scalars));
+  // On the pool a kernel's error comes with its own completion, which fails the task at its next
+  // wait or its end; a CUDA function's fails the next completion of its stream.
+  const pool = r.backend.name !== 'cuda' || stream.device === r.backend.hostPlace;
+  r.streams.call(stream, name, fn, places, lengths, Float64Array.from(scalars), pool ? kernelFailure(name) : undefined);
   noteOp();
   bufs.forEach((b, i) => {
     if (access[i] === 'in') return;

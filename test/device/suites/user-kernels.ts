@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { expectTtgError, fence, rejection, thrown } from '../../helpers.js';
+import { expectTtgError, fence, rejection, thrown, tick } from '../../helpers.js';
 import { backend, onSuiteDevices } from './suite.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -40,7 +40,7 @@ const SPECS = {
   on_main_thread: { host: 'on_main_thread', buffers: ['out'] },
   fail_with: { host: 'fail_with', buffers: [], scalars: 1 },
 } as const satisfies Record<string, ttg.device.KernelSpec>;
-const CUDA_NAMES: Partial<Record<keyof typeof SPECS, string>> = { axpby: 'axpby_cuda', describe: 'describe_cuda', increment: 'increment_cuda' };
+const CUDA_NAMES: Partial<Record<keyof typeof SPECS, string>> = { axpby: 'axpby_cuda', describe: 'describe_cuda', increment: 'increment_cuda', fail_with: 'fail_with_cuda' };
 function specs(): typeof SPECS {
   if (backend !== 'cuda') return SPECS;
   return Object.fromEntries(Object.entries(SPECS).map(([k, v]) => [k, { ...v, cuda: CUDA_NAMES[k as keyof typeof SPECS] }])) as unknown as typeof SPECS;
@@ -213,6 +213,39 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
     expectTtgError(thrown(() => ttg.device.kernels.callHere('nope', { buffers: [] })), 'E_INVALID_ARGUMENT', ["'nope'", 'names no loaded kernel']);
     expectTtgError(thrown(() => k.fail_with.here({ buffers: [], scalars: [7] })), 'E_DEVICE', ["callHere('fail_with')", 'error 7']);
     expect(() => k.fail_with.here({ buffers: [], scalars: [0] })).to.not.throw();
+  });
+
+  it('a kernel that reports an error fails its task with E_DEVICE naming the kernel, TT and key, at its wait or at its end; the device then runs a clean graph (issue 56)', async function () {
+    this.timeout(30000);
+    for (const waits of [true, false]) {
+      const x = new ttg.Buffer(new Int32Array(16));
+      let after = 0;
+      const name = `uk-fails-${String(waits)}`;
+      const e = new ttg.Edge<number, number>(`uk-fails-${graphs++}`);
+      const tt = ttg.make_tt(function* () {
+        const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+        k.increment(stream, { buffers: [x] });
+        k.fail_with(stream, { buffers: [], scalars: [7] });
+        if (waits) yield ttg.device.kernel(x);
+        after++;
+      }, [e], [], { name });
+      ttg.make_graph_executable(tt);
+      tt.invoke(4, 0);
+      const err = expectTtgError(await rejection(fence()), 'E_DEVICE', [`TT '${name}'`, 'key 4', 'error 7']);
+      if (backend !== 'cuda') expect(err.message).to.include("'fail_with'");
+      expect(after, 'the body does not go on past a failed wait').to.equal(waits ? 0 : 1);
+    }
+    // a call that reports no error is no failure
+    const y = new ttg.Buffer(new Int32Array(4));
+    await inTask(function* () {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      k.fail_with(stream, { buffers: [], scalars: [0] });
+      k.increment(stream, { buffers: [y] });
+      yield ttg.device.kernel(y);
+    });
+    expect([...y.host]).to.deep.equal([1, 1, 1, 1]);
+    await tick(20);
+    for (const d of ttg.device.stats().per_device) expect(d.pinned_bytes, 'nothing pinned once idle').to.equal(0);
   });
 
   it('a kernel with a CUDA function too (built by nvcc when it exists) loads; this backend runs the function for it', async function () {
