@@ -45,6 +45,12 @@ export class Buffer<T extends BufferArray = Float64Array> {
   version = 0;
   /** @internal tasks whose queued work still reads this buffer after they sent it on (queued-reads.ts). */
   queuedReaders = 0;
+  /** @internal hash of the host array when it last equalled a device copy, at version `refVersion` (host-writes.ts). */
+  refHash = 0n;
+  /** @internal the version `refHash` was taken at (-1: none). */
+  refVersion = -1;
+  /** @internal the phase (fence) whose first acquisition of this buffer checked for the program's host writes. */
+  checkedPhase = -1;
   /** @internal a device-to-host copy in flight. */
   declare toHostPending: Promise<void> | undefined;
 

@@ -56,6 +56,8 @@ export class MemoryManager {
   offHost = 0;
   /** Device copies allocated on all devices; 0 lets host tasks that may write skip the scan too. */
   copies = 0;
+  /** Phases ended (fences): a buffer's first acquisition in a phase checks for host writes the program made outside tasks. */
+  phase = 0;
   /** Copies per device in least-recently-used order (Map keeps insertion order). */
   private readonly lru: Array<Map<AnyBuffer, true>>;
   private readonly locks: Array<Promise<void>>;
@@ -135,6 +137,7 @@ export class MemoryManager {
     const took: AnyBuffer[] = [];
     for (const b of bufs) {
       if (pinned.includes(b)) continue;
+      if (b.checkedPhase !== this.phase) this.checkProgramWrites(b);
       let c = b.copies[dev];
       if (c !== undefined && c.valid) {
         c.pins++;
@@ -268,6 +271,51 @@ export class MemoryManager {
     for (const c of b.copies) if (c !== undefined) c.valid = false;
     b.lastWriter = -1;
     b.lastWriterStream = -1;
+  }
+
+  /**
+   * A fence ended: the program may now write host arrays outside tasks. Records the hash of every
+   * host copy that equals a device copy and has none at its version, so that the next phase's
+   * first acquisition of the buffer can tell ({@link checkProgramWrites}).
+   */
+  phaseEnded(): void {
+    this.phase++;
+    if (this.copies === 0) return;
+    for (const m of this.lru) {
+      for (const b of m.keys()) if (b.refVersion !== b.version && this.coherent(b)) this.setRef(b, this.hashHost(b));
+    }
+  }
+
+  /** `b`'s host copy is current and equals a device copy that is valid too. */
+  coherent(b: AnyBuffer): boolean {
+    return b.hostValid && !b.scratch && b.toHostPending === undefined && b.copies.some((c) => c !== undefined && c.valid);
+  }
+
+  /** `h` is the hash of `b.host`, which equals its valid device copies now. */
+  setRef(b: AnyBuffer, h: bigint): void {
+    b.refHash = h;
+    b.refVersion = b.version;
+  }
+
+  /**
+   * The first acquisition of `b` in this phase: a host array that changed since the hash taken
+   * when it last equalled the device copies (the program wrote it between fences, in place or
+   * through a typed array of the same memory) makes the host copy the only current one.
+   */
+  private checkProgramWrites(b: AnyBuffer): void {
+    b.checkedPhase = this.phase;
+    if (b.refVersion !== b.version || !this.coherent(b)) return;
+    const h = this.hashHost(b);
+    if (h !== b.refHash) this.hostWrites(b);
+  }
+
+  /** `toHost()` called by the program: once the host copy is current, its hash is taken while a device copy stays valid. */
+  toHostForProgram(b: AnyBuffer): Promise<void> | undefined {
+    const p = this.toHost(b);
+    if (p === undefined) return undefined;
+    return p.then(() => {
+      if (b.refVersion !== b.version && this.coherent(b)) this.setRef(b, this.hashHost(b));
+    });
   }
 
   /** The host copy is current again. */

@@ -27,6 +27,7 @@ export const devicePort: DevicePort = {
   stepNext: nextInStepContext,
   endTask: endDeviceTask,
   abandonTask: abandonDeviceTask,
+  phaseEnded: () => deviceRuntime()?.memory.phaseEnded(),
   checkAsyncBody: (body) => checkAsyncBody(devicePort, body),
   taskContext: undefined,
   calling: undefined,

@@ -23,7 +23,10 @@ export class ReadOnlyWatch {
   check(task: Task): void {
     for (let j = 0; j < this.bufs.length; j++) {
       const b = this.bufs[j]!;
-      if (this.memory.hashHost(b) === this.hashes[j]) continue;
+      if (this.memory.hashHost(b) === this.hashes[j]) {
+        if (this.memory.coherent(b)) this.memory.setRef(b, this.hashes[j]!);
+        continue;
+      }
       this.memory.hostWrites(b);
       throw DeviceErrors.readOnlyWritten(this.terminals[j]!, { tt: task.tt.name, key: task.key, rank: task.tt.rt.rank });
     }

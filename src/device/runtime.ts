@@ -74,4 +74,4 @@ export async function finalizeDevices(): Promise<void> {
   r.backend.native.devStop();
 }
 
-setToHostImpl((b) => current?.memory.toHost(b));
+setToHostImpl((b) => current?.memory.toHostForProgram(b));

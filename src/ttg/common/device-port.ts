@@ -64,6 +64,8 @@ export interface DevicePort extends DeviceChecks {
   endTask(t: Task, then: (t: Task, error?: unknown) => void): boolean;
   /** A task given up by a hang report: what it holds on devices is given back once its queued work has run. */
   abandonTask(t: Task): void;
+  /** A fence ended: host arrays the program writes from now on, outside tasks, are checked at their next device use. */
+  phaseEnded(): void;
   /** Called once per TT with an async body before its first task (the task context may go on: for a body naming the device API or a collective). */
   checkAsyncBody(body: Function): void;
   /**

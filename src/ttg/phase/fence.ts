@@ -52,6 +52,7 @@ async function fenceTurn(rt: Runtime, options: FenceOptions): Promise<FenceRepor
     if (ended) {
       rt.phasesEnded++;
       transport.endFence();
+      rt.device?.phaseEnded();
     }
   }
 }

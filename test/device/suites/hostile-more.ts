@@ -310,6 +310,45 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
     await wholeDevice('endmark7-whole');
   });
+  // ---- 6: host writes between graphs ----------------------------------------------------------------
+  it('a host write between graphs is seen by the next graph: x2 on the device, the program writes 10, x3 = 30', async () => {
+    const b = filled(1024, 1);
+    const scale = (name: string, f: number) => oneTask(name, function* () {
+      const { stream } = (yield ttg.device.input(b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, b.length, f, b);
+      yield ttg.device.kernel(b);
+    });
+    expect(await scale('hw6-1', 2)).to.equal(undefined);
+    await b.toHost();
+    expect(wrong(b.host, 2)).to.deep.equal({ count: 0 });
+    b.host.fill(10);
+    expect(await scale('hw6-2', 3)).to.equal(undefined);
+    expect(wrong(b.host, 30), 'b after the host write and x3').to.deep.equal({ count: 0 });
+    // once more without toHost(): the wait brought it home
+    b.host.fill(7);
+    expect(await scale('hw6-3', 3)).to.equal(undefined);
+    expect(wrong(b.host, 21), 'b after the host write and x3').to.deep.equal({ count: 0 });
+  });
+
+  it('a host write between graphs to a buffer the first graph only read is seen by the next graph: y += x with x = 1, then 10', async () => {
+    const x = filled(1024, 1), y = filled(1024, 0);
+    const add = (name: string) => oneTask(name, function* () {
+      const { stream } = (yield ttg.device.input(x, y)) as ttg.device.InputResult;
+      ttg.device.kernels.daxpy(stream, x.length, 1, x, y);
+      yield ttg.device.kernel(y);
+    });
+    expect(await add('hw6r-1')).to.equal(undefined);
+    expect(wrong(y.host, 1)).to.deep.equal({ count: 0 });
+    x.host.fill(10);                 // x never left the host: its device copy was only read
+    expect(await add('hw6r-2')).to.equal(undefined);
+    expect(wrong(y.host, 11), 'y after y += 10').to.deep.equal({ count: 0 });
+    // a write of the same bytes, and none at all: nothing to copy again
+    const h2d = ttg.device.stats().h2d_bytes;
+    x.host.fill(10);
+    expect(await add('hw6r-3')).to.equal(undefined);
+    expect(wrong(y.host, 21), 'y after y += 10').to.deep.equal({ count: 0 });
+    if (backend !== 'host') expect(ttg.device.stats().h2d_bytes - h2d, 'bytes copied in for an unchanged x').to.be.at.most(y.bytes);
+  });
   // ---- last: finalize settles after all of the above ---------------------------------------------------
   it('finalize settles after the failures above', async () => {
     await within(ttg.finalize(), FENCE_MS, 'ttg.finalize()');

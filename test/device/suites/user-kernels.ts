@@ -248,6 +248,22 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
     for (const d of ttg.device.stats().per_device) expect(d.pinned_bytes, 'nothing pinned once idle').to.equal(0);
   });
 
+  it('a host write between graphs by .here on the raw host array is seen by the next graph: 1 -> 2 on the device, 8 increments by .here, +1 = 11 (issue 56)', async () => {
+    const y = new ttg.Buffer(new Int32Array(64));
+    const inc = function* () {
+      const { stream } = (yield ttg.device.input(y)) as ttg.device.InputResult;
+      k.increment(stream, { buffers: [y] });
+      yield ttg.device.kernel(y);
+    };
+    y.host.fill(1);
+    await inTask(inc);
+    expect([...new Set(y.host)]).to.deep.equal([2]);
+    // eight increments of the raw array (not the Buffer: the runtime is not told)
+    for (let i = 0; i < 8; i++) k.increment.here({ buffers: [y.host] });
+    await inTask(inc);
+    expect([...new Set(y.host)], 'y after 8 host increments and one on the device').to.deep.equal([11]);
+  });
+
   it('a kernel with a CUDA function too (built by nvcc when it exists) loads; this backend runs the function for it', async function () {
     if (!nvcc) {
       // no CUDA toolchain here: the same library built by cc, its CUDA name pointing at the host function
