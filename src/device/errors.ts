@@ -49,6 +49,11 @@ export const DeviceErrors = {
     return Errors.invalidArgument('send', 'carries a ttg.Buffer that kernels of this task write and no `yield ttg.device.kernel()` has waited for: ' +
       'the receiver could read it mid-write; wait before sending it', ctx);
   },
+  /** A kernel would write a buffer that queued kernels of a task that sent it on still read. */
+  writesQueuedRead(what: string): TtgError {
+    return Errors.invalidArgument(what, 'is still read by queued kernels of a task that sent it on (before its wait), and this task holds it without ' +
+      'consuming the value that carries it: list that input in { consume: [...] } to write it (the task then gets a private copy)');
+  },
   /** The device layer is not usable (no addon, or not initialized). */
   unavailable(why: string): TtgError {
     return Errors.invalidArgument('the device layer', `is unavailable: ${why}`);

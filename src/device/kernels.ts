@@ -8,7 +8,7 @@ import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
-import { beforeUse, noteWrite, whyNotUsable } from './steps.js';
+import { beforeUse, checkWrite, noteWrite, whyNotUsable } from './steps.js';
 import { OpKind, Stream } from './streams.js';
 
 type Flag = string;
@@ -79,6 +79,7 @@ export function dgemm(stream: Stream, transA: Flag, transB: Flag, m: number, n: 
   const a = ta === 'N' ? mat(r, 'dgemm', 'A', A, s, m, k, lda) : mat(r, 'dgemm', 'A', A, s, k, m, lda);
   const b = tb === 'N' ? mat(r, 'dgemm', 'B', B, s, k, n, ldb) : mat(r, 'dgemm', 'B', B, s, n, k, ldb);
   const c = mat(r, 'dgemm', 'C', C, s, m, n, ldc);
+  checkWrite('kernels.dgemm: C', C);
   enqueue(r, s, C, OpKind.Dgemm, TRANS_PAIRS[ta]![tb]!, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc, null);
 }
 
@@ -90,6 +91,7 @@ export function dsyrk(stream: Stream, uplo: Flag, trans: Flag, n: number, k: num
   dim('n', n); dim('k', k);
   const a = t === 'N' ? mat(r, 'dsyrk', 'A', A, s, n, k, lda) : mat(r, 'dsyrk', 'A', A, s, k, n, lda);
   const c = mat(r, 'dsyrk', 'C', C, s, n, n, ldc);
+  checkWrite('kernels.dsyrk: C', C);
   enqueue(r, s, C, OpKind.Dsyrk, u + t, 0, n, k, alpha, beta, a, lda, null, 0, c, ldc, null);
 }
 
@@ -102,6 +104,7 @@ export function dtrsm(stream: Stream, side: Flag, uplo: Flag, transA: Flag, diag
   const na = sd === 'L' ? m : n;
   const a = mat(r, 'dtrsm', 'A', A, s, na, na, lda);
   const b = mat(r, 'dtrsm', 'B', B, s, m, n, ldb);
+  checkWrite('kernels.dtrsm: B', B);
   enqueue(r, s, B, OpKind.Dtrsm, sd + u + t + d, m, n, 0, alpha, 0, a, lda, b, ldb, null, 0, null);
 }
 
@@ -121,7 +124,9 @@ export function dpotrf(stream: Stream, uplo: Flag, n: number, A: AnyBuffer, lda:
       throw DeviceErrors.invalid('kernels.dpotrf: info', 'must be a ttg.Buffer of an Int32Array with at least one element');
     }
     p3 = place(r, 'dpotrf', 'info', info, s);
+    checkWrite('kernels.dpotrf: info', info);
   }
+  checkWrite('kernels.dpotrf: A', A);
   enqueue(r, s, A, OpKind.Dpotrf, u, 0, n, 0, 0, 0, a, lda, null, 0, null, 0, p3);
   if (info !== undefined) {
     r.memory.markWritten(info, s);
@@ -133,12 +138,16 @@ export function dpotrf(stream: Stream, uplo: Flag, n: number, A: AnyBuffer, lda:
 export function daxpy(stream: Stream, n: number, alpha: number, X: AnyBuffer, Y: AnyBuffer): void {
   const r = requireRuntime(), s = checkStream('daxpy', stream);
   dim('n', n);
-  enqueue(r, s, Y, OpKind.Daxpy, '', 0, n, 0, alpha, 0, vec(r, 'daxpy', 'X', X, s, n), 0, vec(r, 'daxpy', 'Y', Y, s, n), 0, null, 0, null);
+  const x = vec(r, 'daxpy', 'X', X, s, n), y = vec(r, 'daxpy', 'Y', Y, s, n);
+  checkWrite('kernels.daxpy: Y', Y);
+  enqueue(r, s, Y, OpKind.Daxpy, '', 0, n, 0, alpha, 0, x, 0, y, 0, null, 0, null);
 }
 
 /** X *= alpha over n elements. */
 export function dscal(stream: Stream, n: number, alpha: number, X: AnyBuffer): void {
   const r = requireRuntime(), s = checkStream('dscal', stream);
   dim('n', n);
-  enqueue(r, s, X, OpKind.Dscal, '', 0, n, 0, alpha, 0, vec(r, 'dscal', 'X', X, s, n), 0, null, 0, null, 0, null);
+  const x = vec(r, 'dscal', 'X', X, s, n);
+  checkWrite('kernels.dscal: X', X);
+  enqueue(r, s, X, OpKind.Dscal, '', 0, n, 0, alpha, 0, x, 0, null, 0, null, 0, null);
 }

@@ -75,6 +75,18 @@ export function noteWrite(b: AnyBuffer): void {
   if (!st.unwaited.includes(b)) st.unwaited.push(b);
 }
 
+/**
+ * Before a kernel of the running task writes `b` (`what` names the operand): refused while queued
+ * work of another task that sent `b` on still reads it (queued-reads.ts). A task that consumes the
+ * value holding `b` gets a private copy then, so the writer holds it without consuming it: through
+ * a read-only input, or from elsewhere.
+ */
+export function checkWrite(what: string, b: AnyBuffer): void {
+  if (b.queuedReaders === 0) return;
+  const own = runningState()?.marked?.includes(b) === true ? 1 : 0;
+  if (b.queuedReaders > own) throw DeviceErrors.writesQueuedRead(what);
+}
+
 /** What a call of a program's kernel `name` reports to: an error it sets fails the running task at its next wait or its end. */
 export function kernelFailure(name: string): Waiter {
   const st = runningState()!;

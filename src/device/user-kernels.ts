@@ -12,7 +12,7 @@ import { Buffer, type AnyBuffer, type BufferArray } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { deviceRuntime, requireRuntime } from './runtime.js';
 import { place } from './kernels.js';
-import { kernelFailure, noteOp, noteWrite } from './steps.js';
+import { checkWrite, kernelFailure, noteOp, noteWrite } from './steps.js';
 import { Stream } from './streams.js';
 
 /** How a kernel uses one buffer operand. */
@@ -150,6 +150,7 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
   bufs.forEach((b, i) => {
     if (!(b instanceof Buffer)) throw DeviceErrors.invalid(what, `buffer ${i} is not a ttg.Buffer`);
     places.push(place(r, `call('${name}')`, `buffer ${i}`, b, stream));
+    if (access[i] !== 'in') checkWrite(`kernels.call('${name}'): buffer ${i}`, b);
     lengths[i] = b.length;
   });
   // On the pool a kernel's error comes with its own completion, which fails the task at its next

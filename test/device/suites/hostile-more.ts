@@ -20,6 +20,8 @@ import { backend, devices, onSuiteDevices } from './suite.js';
 const FENCE_MS = 8000;
 /** TTG_HANG_TIMEOUT of this suite, in seconds. */
 const HANG_S = 3;
+/** Side of the matrices of a "long kernel": 128 x 128 doubles (128 KiB). */
+const N = 128;
 
 /** A fence that must settle within {@link FENCE_MS}. */
 function fence(): Promise<ttg.FenceReport> {
@@ -52,6 +54,11 @@ function wrong(a: ArrayLike<number>, want: number): { count: number; first?: num
     }
   }
   return count === 0 ? { count } : { count, first, at };
+}
+
+/** Enqueues `reps` dgemms C += ones * ones / N on `stream`: a stream kept busy for a while. */
+function busy(stream: ttg.device.Stream, ones: ttg.Buffer, C: ttg.Buffer, reps: number): void {
+  for (let i = 0; i < reps; i++) ttg.device.kernels.dgemm(stream, 'N', 'N', N, N, N, 1 / N, ones, N, ones, N, 1, C, N);
 }
 
 /** A promise and the function that resolves it. */
@@ -153,6 +160,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(wrong(a.host, 4), 'a after x2 x2').to.deep.equal({ count: 0 });
     await wholeDevice('twice1-whole');
   });
+
   // ---- 2: several input()s of an async body in flight --------------------------------------------
   it('an async body with two input()s in flight (the first waiting for room) that returns leaves nothing pinned; both buffers are pinned only while it runs', async function () {
     this.timeout(30000);
@@ -217,6 +225,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     resting('after the refused input()');
     await wholeDevice('self2-whole');
   });
+
   // ---- 3: a failed wait settles the buffer's copy home ----------------------------------------------
   it('after a wait that failed (TTG_FAULT_DEVDONE), toHost() and the drain of finalize settle, and the device runs a clean graph', async function () {
     this.timeout(30000);
@@ -271,6 +280,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       await wholeDevice('other3-whole');
     });
   }
+
   // ---- 4: the wait's marker cannot be enqueued ------------------------------------------------------
   it('a wait whose marker cannot be enqueued (TTG_FAULT_DEVOP) fails with E_DEVICE naming TT and key, and its copies home leave no pin', async function () {
     this.timeout(30000);
@@ -293,6 +303,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
     await wholeDevice('nomark4-whole');
   });
+
   // ---- 7: the marker at a task's end cannot be enqueued ------------------------------------------------
   it('a task whose end marker cannot be enqueued (TTG_FAULT_DEVOP) fails with E_DEVICE naming TT and key and gives back its pins', async function () {
     this.timeout(30000);
@@ -310,6 +321,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
     await wholeDevice('endmark7-whole');
   });
+
   // ---- 6: host writes between graphs ----------------------------------------------------------------
   it('a host write between graphs is seen by the next graph: x2 on the device, the program writes 10, x3 = 30', async () => {
     const b = filled(1024, 1);
@@ -349,6 +361,40 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(wrong(y.host, 21), 'y after y += 10').to.deep.equal({ count: 0 });
     if (backend !== 'host') expect(ttg.device.stats().h2d_bytes - h2d, 'bytes copied in for an unchanged x').to.be.at.most(y.bytes);
   });
+
+  // ---- 7: a kernel writing what another task's queued kernels read -----------------------------------
+  it('a kernel that writes a buffer another task\'s queued kernels still read, held through an input the writer does not consume, is E_INVALID_ARGUMENT naming the writer', async function () {
+    this.timeout(30000);
+    const n = 4096;
+    const ones = filled(N * N, 1), C = new ttg.Buffer(N * N), y = new ttg.Buffer(n);
+    type V = { x: ttg.Buffer };
+    const on = edge<number, V>('qw7-on');
+    const x = filled(n, 6);
+    let ySeen: number[] = [];
+    const P = ttg.make_tt(function* (k: number, v: V, out) {
+      const { stream } = (yield ttg.device.input(ones, C, y, v.x)) as ttg.device.InputResult;
+      busy(stream, ones, C, 1000);            // the stream is busy for a while
+      ttg.device.kernels.daxpy(stream, n, 1, v.x, y);   // y += x: x is only read, still queued
+      out.send(0, k, v);                      // allowed: no kernel of this task writes x
+      yield ttg.device.kernel(y);
+      ySeen = [...y.host];
+    }, [edge<number, V>('qw7-go')], [on], { name: 'qw7-P', consume: [0] }).set_devicehint(() => 0);
+    const W = ttg.make_tt(function* (_k: number, v: V) {
+      const { stream } = (yield ttg.device.input(v.x)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, n, 1000, v.x);   // W does not consume v: refused
+      yield ttg.device.kernel(v.x);
+    }, [on], [], { name: 'qw7-W' }).set_devicehint(() => 0);
+    ttg.make_graph_executable(P, W);
+    P.invoke(3, { x });
+    const e = await rejection(fence());
+    expectTtgError(e, 'E_INVALID_ARGUMENT', ["TT 'qw7-W'", 'key 3', 'queued']);
+    await tick(50);
+    expect(wrong(ySeen, 6), 'elements of y = 0 + x that are not 6').to.deep.equal({ count: 0 });
+    await within(x.toHost(), FENCE_MS, 'x.toHost()');
+    expect(wrong(x.host, 6), 'x untouched').to.deep.equal({ count: 0 });
+    resting('after the refused write');
+  });
+
   // ---- last: finalize settles after all of the above ---------------------------------------------------
   it('finalize settles after the failures above', async () => {
     await within(ttg.finalize(), FENCE_MS, 'ttg.finalize()');
