@@ -199,6 +199,7 @@ export class MemoryManager {
     const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true, (e) => {
       owner.failure ??= e;
       c.valid = false;
+      this.lostCopy(b);
     })!;
     c.pins++;
     owner.lastOp = stream.ops;
@@ -289,6 +290,15 @@ export class MemoryManager {
   /** `b`'s host copy is current and equals a device copy that is valid too. */
   coherent(b: AnyBuffer): boolean {
     return b.hostValid && !b.scratch && b.toHostPending === undefined && b.copies.some((c) => c !== undefined && c.valid);
+  }
+
+  /**
+   * A copy of `b` was freed or found invalid: with no valid copy left, its host copy may change
+   * (the program's writes bump no version) before a copy is made from it again, so the hash taken
+   * earlier no longer says what a device holds.
+   */
+  private lostCopy(b: AnyBuffer): void {
+    if (!b.copies.some((c) => c !== undefined && c.valid)) b.refVersion = -1;
   }
 
   /** `h` is the hash of `b.host`, which equals its valid device copies now. */
@@ -382,7 +392,7 @@ export class MemoryManager {
 
   /** Forgets every device copy (their memory is freed by the native stop). */
   forgetAll(): void {
-    for (const m of this.lru) for (const b of m.keys()) { b.copies = []; b.hostValid = true; }
+    for (const m of this.lru) for (const b of m.keys()) { b.copies = []; b.hostValid = true; b.refVersion = -1; }
     for (const m of this.lru) m.clear();
     this.offHost = 0;
     this.copies = 0;
@@ -459,6 +469,7 @@ export class MemoryManager {
     if (c.pins !== 0 || b.copies[dev] !== c) return;
     this.backend.native.devFree(c.handle!);
     b.copies[dev] = undefined;
+    this.lostCopy(b);
     this.used[dev]! -= b.bytes;
     this.copies--;
     this.lru[dev]!.delete(b);

@@ -362,6 +362,25 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     if (backend !== 'host') expect(ttg.device.stats().h2d_bytes - h2d, 'bytes copied in for an unchanged x').to.be.at.most(y.bytes);
   });
 
+  it('a host write between graphs that restores what a device held before an eviction is seen: y += x with x = 1, 10, then 1 again', async function () {
+    this.timeout(30000);
+    const x = filled(1024, 1), y = filled(1024, 0);
+    const add = (name: string, waitX = false) => oneTask(name, function* () {
+      const { stream } = (yield ttg.device.input(x, y)) as ttg.device.InputResult;
+      ttg.device.kernels.daxpy(stream, x.length, 1, x, y);
+      if (waitX) yield ttg.device.kernel(y, x);   // x is watched: its host copy equals the device's
+      else yield ttg.device.kernel(y);
+    });
+    expect(await add('hw6e-1', true)).to.equal(undefined);
+    await wholeDevice('hw6e-evict');   // x's copy is evicted
+    x.host.fill(10);
+    expect(await add('hw6e-2')).to.equal(undefined);   // x = 10 copied in
+    expect(wrong(y.host, 11)).to.deep.equal({ count: 0 });
+    x.host.fill(1);                    // the bytes the device held before the eviction
+    expect(await add('hw6e-3')).to.equal(undefined);
+    expect(wrong(y.host, 12), 'y after y += 1').to.deep.equal({ count: 0 });
+  });
+
   // ---- 7: a kernel writing what another task's queued kernels read -----------------------------------
   it('a kernel that writes a buffer another task\'s queued kernels still read, held through an input the writer does not consume, is E_INVALID_ARGUMENT naming the writer', async function () {
     this.timeout(30000);
