@@ -45,6 +45,8 @@ const RUNS: Run[] = [
   { suite: 'stress', device: 'emulated:2:32KiB:2' },
   { suite: 'stress', device: 'emulated:2:32KiB:2', env: { TTG_STRESS_HOST: '2' } },
   { suite: 'stress', device: 'host:::2' },
+  { suite: 'fault-stress', device: 'emulated:2:48KiB:2' },
+  { suite: 'fault-stress', device: 'host:::2' },
 ];
 
 /**
@@ -61,6 +63,7 @@ const CUDA_RUNS: Run[] = [
   { suite: 'hostile', device: 'cuda:1:512KiB:2' },
   { suite: 'hostile-more', device: 'cuda:1:512KiB:2' },
   { suite: 'stress', device: 'cuda:1:32KiB:2' },
+  { suite: 'fault-stress', device: 'cuda:1:48KiB:2' },
 ];
 if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
 
