@@ -100,7 +100,7 @@ class FaultStress {
   private gen!: ttg.TT<number, any, any>;
   private asy!: ttg.TT<number, any, any>;
 
-  constructor(readonly seed: number, readonly places: number, readonly kernels: Record<string, ttg.device.KernelFn> | undefined) {
+  constructor(readonly seed: number, readonly places: number, readonly capacity: number, readonly kernels: Record<string, ttg.device.KernelFn> | undefined) {
     this.r = rng(seed * 104729 + 7);
     const len = () => 256 + this.int(769);   // at most 8 KiB: six of them fit a 48 KiB device
     this.own = Array.from({ length: 10 + this.int(5) }, () => new ttg.Buffer(len()));
@@ -223,27 +223,35 @@ class FaultStress {
   /** Plans phase `ph`'s tasks, applying each to the model; returns their keys. */
   plan(ph: number, mode: Mode): number[] {
     const free = [...this.own.keys()];
-    const keys: number[] = [];
-    const tasks = 3 + this.int(8);
-    const failing = mode === 'kernel' ? this.int(tasks) : -1;
-    for (let t = 0; t < tasks && free.length > 0; t++) {
+    const tasks: Array<{ p: Plan; nOwn: number }> = [];
+    const n = 3 + this.int(8);
+    for (let t = 0; t < n && free.length > 0; t++) {
       const nOwn = Math.min(free.length, 1 + this.int(3));
       const mine: number[] = [];
       for (let i = 0; i < nOwn; i++) mine.push(free.splice(this.int(free.length), 1)[0]!);
       const cs = [...this.consts.keys()].filter(() => this.r() < 0.35).slice(0, 2).map((c) => this.own.length + c);
-      const p: Plan = { key: ph * 1000 + t, async: this.r() < 0.45, hint: undefined, roles: [...mine, ...cs], acts: [] };
       const h = this.int(this.places + 1);
-      p.hint = h === this.places ? undefined : h;
-      this.acts(p, nOwn, t === failing);
+      tasks.push({ p: { key: ph * 1000 + t, async: this.r() < 0.45, hint: h === this.places ? undefined : h, roles: [...mine, ...cs], acts: [] }, nOwn });
+    }
+    // A task that holds buffers while it waits for room for more (a later input() that adds some,
+    // two in flight, one given up) waits for tasks that end; two such tasks on a full device would
+    // wait for each other for ever (E_HANG; docs/devices.md). So one per phase, unless every buffer
+    // of the phase fits a device at once.
+    const bytes = tasks.reduce((sum, { p }) => sum + p.roles.reduce((a, g) => a + (g < this.own.length ? this.buffer(g).bytes : 0), 0), 0)
+      + this.consts.reduce((a, b) => a + b.bytes, 0);
+    const ample = bytes <= this.capacity;
+    const adder = this.int(tasks.length);
+    const failing = mode === 'kernel' ? this.int(tasks.length) : -1;
+    return tasks.map(({ p, nOwn }, t) => {
+      this.acts(p, nOwn, t === failing, ample || t === adder);
       this.plans.set(p.key, p);
       const d = this.describe(p);
       for (const g of new Set(p.roles)) this.note(g, d);
-      keys.push(p.key);
-    }
-    return keys;
+      return p.key;
+    });
   }
 
-  private acts(p: Plan, nOwn: number, fails: boolean): void {
+  private acts(p: Plan, nOwn: number, fails: boolean, adds: boolean): void {
     const m = p.roles.map((g) => this.model[g]!);
     const all = p.roles.map((_, i) => i);
     const acts = p.acts;
@@ -256,15 +264,15 @@ class FaultStress {
       return out;
     };
     let later: number[] = [];
-    if (p.async && order.length >= 2 && this.r() < 0.5) {
+    if (adds && p.async && order.length >= 2 && this.r() < 0.5) {
       const cut = 1 + this.int(order.length - 1);
       acts.push({ a: 'inflight', first: order.slice(0, cut), then: order.slice(cut) });
-    } else if (order.length >= 2 && this.r() < 0.3) {
+    } else if (adds && order.length >= 2 && this.r() < 0.3) {
       const cut = 1 + this.int(order.length - 1);
       acts.push({ a: 'input', roles: dup(order.slice(0, cut)) });
       later = order.slice(cut);
     } else acts.push({ a: 'input', roles: dup(order) });
-    if (p.async && this.r() < 0.2) {
+    if (adds && p.async && this.r() < 0.2) {
       // an input() it gives up on: a constant it never uses (the task ends with the acquisition pending or done)
       const unused = [...this.consts.keys()].map((c) => this.own.length + c).filter((g) => !p.roles.includes(g));
       if (unused.length > 0) {
@@ -338,7 +346,8 @@ class FaultStress {
 
   // ------------------------------------------------------------------ a phase
 
-  async run(ph: number): Promise<void> {
+  /** Runs phase `ph`; true when its fence rejected (a fault phase whose fault came). */
+  async run(ph: number): Promise<boolean> {
     this.phase = ph;
     const roll = this.r();
     this.mode = roll < 0.55 ? 'clean' : roll < 0.7 ? 'devop' : roll < 0.85 ? 'devdone' : this.kernels !== undefined ? 'kernel' : 'clean';
@@ -374,6 +383,7 @@ class FaultStress {
     resting(tag);
     if (ph % 10 === 9) await this.wholeDevices(tag);
     await this.between(err !== undefined);
+    return err !== undefined;
   }
 
   /** The program's host writes before the next phase: afresh after a failure, else some of them. */
@@ -459,16 +469,18 @@ describe(`device property stress under faults on the ${backend} backend`, functi
 
   for (const seed of SEEDS) {
     it(`seed ${seed}: ${PHASES} phases of listings twice, inputs in flight, evictions, refused enqueues, failed completions and kernel errors; every value as a host-only run`, async () => {
-      const st = new FaultStress(seed, ttg.device.stats().per_device.length, kernels);
+      const per = ttg.device.stats().per_device;
+      const st = new FaultStress(seed, per.length, Math.min(...per.map((d) => d.capacity)), kernels);
       st.graph(`fs${seed}`);
       const evictions = ttg.device.stats().evictions;
       const modes: Record<string, number> = {};
       for (let ph = 0; ph < PHASES; ph++) {
-        await st.run(ph);
-        modes[st.mode] = (modes[st.mode] ?? 0) + 1;
+        const failed = await st.run(ph);
+        const m = failed ? `${st.mode} (failed)` : st.mode;
+        modes[m] = (modes[m] ?? 0) + 1;
       }
       if (backend !== 'host') expect(ttg.device.stats().evictions - evictions, `seed ${seed}: evictions`).to.be.greaterThan(0);
-      if (process.env['TTG_STRESS_VERBOSE'] !== undefined) console.log(`seed ${seed}: ${JSON.stringify(modes)}`);
+      if (process.env['TTG_STRESS_VERBOSE'] !== undefined) console.log(`seed ${seed}: ${JSON.stringify(modes)}, ${ttg.device.stats().evictions - evictions} evictions`);
     });
   }
 });
