@@ -33,6 +33,7 @@ import { deviceRuntime } from '../../../src/device/runtime.js';
 import { loadNative } from '../../../src/native/addon.js';
 import { rng, within } from '../../helpers.js';
 import { backend, onSuiteDevices } from './suite.js';
+import { applyWrite, maxAbs, mismatch } from './stress-model.js';
 import { build, specs } from './test-kernels.js';
 
 const SEEDS = (process.env['TTG_FAULT_STRESS_SEEDS'] ?? '1,2,3,4,5,6,7,8,9,10').split(',').filter((x) => x !== '').map((x) => Number(x) >>> 0);
@@ -60,22 +61,6 @@ interface Plan {
   /** Global buffer index of each role: the task's own buffers first, then constants. */
   roles: number[];
   acts: Act[];
-}
-
-/** A fold of old values into small integers (or a reset), exact in doubles. */
-function applyWrite(a: Float64Array, lo: number, hi: number, salt: number, reset = false): void {
-  for (let i = lo; i < hi; i++) a[i] = reset ? ((i * 7 + salt) % 23) - 11 : (a[i]! % 64) + ((i * 5 + salt) % 13) - 6;
-}
-
-function maxAbs(a: Float64Array): number {
-  let m = 0;
-  for (const x of a) m = Math.max(m, Math.abs(x));
-  return m;
-}
-
-function mismatch(got: ArrayLike<number>, want: Float64Array): string | undefined {
-  for (let i = 0; i < want.length; i++) if (got[i] !== want[i]) return `index ${i}: got ${got[i]}, want ${want[i]}`;
-  return undefined;
 }
 
 /** The addon's fault injection (0: off). */

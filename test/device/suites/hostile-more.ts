@@ -14,64 +14,13 @@ import * as ttg from 'ttg';
 import { loadNative } from '../../../src/native/addon.js';
 import { deviceRuntime } from '../../../src/device/runtime.js';
 import { expectTtgError, rejection, tick, within } from '../../helpers.js';
+import { busy, capacity, edge, FENCE_MS, fence, filled, gate, N, onHangTimeout, wholeDevice, wrong } from './hostile-kit.js';
 import { backend, devices, onSuiteDevices } from './suite.js';
-
-/** Fences here must settle within this (the hang watchdog fires after HANG_S). */
-const FENCE_MS = 8000;
-/** TTG_HANG_TIMEOUT of this suite, in seconds. */
-const HANG_S = 3;
-/** Side of the matrices of a "long kernel": 128 x 128 doubles (128 KiB). */
-const N = 128;
-
-/** A fence that must settle within {@link FENCE_MS}. */
-function fence(): Promise<ttg.FenceReport> {
-  return within(ttg.fence({ quiet: true }), FENCE_MS, 'ttg.fence()');
-}
-
-/** Capacity in bytes of device `d` (Infinity on the host backend). */
-function capacity(d = 0): number {
-  return ttg.device.stats().per_device[d]!.capacity;
-}
 
 /** Bytes of a buffer that takes `share` of device 0 (64 KiB on the host backend). */
 function share(part: number): number {
   const cap = capacity(0);
   return Number.isFinite(cap) ? Math.floor((cap * part) / 8) : 8192;
-}
-
-/** A buffer of `n` doubles, all `v`. */
-function filled(n: number, v: number): ttg.Buffer {
-  return new ttg.Buffer(new Float64Array(n).fill(v));
-}
-
-/** Elements of `a` that differ from `want`, and the first of them. */
-function wrong(a: ArrayLike<number>, want: number): { count: number; first?: number; at?: number } {
-  let count = 0, first: number | undefined, at: number | undefined;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== want) {
-      if (count === 0) { first = a[i]; at = i; }
-      count++;
-    }
-  }
-  return count === 0 ? { count } : { count, first, at };
-}
-
-/** Enqueues `reps` dgemms C += ones * ones / N on `stream`: a stream kept busy for a while. */
-function busy(stream: ttg.device.Stream, ones: ttg.Buffer, C: ttg.Buffer, reps: number): void {
-  for (let i = 0; i < reps; i++) ttg.device.kernels.dgemm(stream, 'N', 'N', N, N, N, 1 / N, ones, N, ones, N, 1, C, N);
-}
-
-/** A promise and the function that resolves it. */
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((r) => { open = r; });
-  return { wait, open };
-}
-
-let graphs = 0;
-/** A fresh edge name (every graph of this process needs its own). */
-function edge<K, V>(name: string): ttg.Edge<K, V> {
-  return new ttg.Edge<K, V>(`${name}-${graphs++}`);
 }
 
 type Faults = { faultDevOp?: number; faultDevDone?: number };
@@ -89,25 +38,9 @@ function resting(what: string): void {
   }
 }
 
-/**
- * Runs one device task on device `dev` that takes the whole of its memory (64 KiB on the host
- * backend), scales it by 3 and copies it home; checks the result and, with memory of its own,
- * that the device's used bytes are that buffer's alone.
- */
-async function wholeDevice(name: string, dev = 0): Promise<void> {
-  const cap = capacity(dev);
-  const full = filled(Number.isFinite(cap) ? cap / 8 : 8192, 1);
-  const e = edge<number, number>(name);
-  const tt = ttg.make_tt(function* () {
-    const { stream } = (yield ttg.device.input(full)) as ttg.device.InputResult;
-    ttg.device.kernels.dscal(stream, full.length, 3, full);
-    yield ttg.device.kernel(full);
-  }, [e], [], { name }).set_devicehint(() => dev);
-  ttg.make_graph_executable(tt);
-  tt.invoke(0, 0);
-  await fence();
-  expect(wrong(full.host, 3), 'the whole-device buffer after x3').to.deep.equal({ count: 0 });
-  if (Number.isFinite(cap)) expect(ttg.device.stats().per_device[dev]!.used_bytes, 'bytes used on the device: the whole-device buffer only').to.equal(full.bytes);
+/** {@link wholeDevice}, then nothing pinned. */
+async function whole(name: string, dev = 0): Promise<void> {
+  await wholeDevice(name, dev);
   resting(name);
 }
 
@@ -126,15 +59,7 @@ async function oneTask(name: string, body: () => Generator<unknown, void, unknow
 
 describe(`the device layer under hostile use, second pass, on the ${backend} backend`, () => {
   onSuiteDevices();
-  let savedHang: string | undefined;
-  before(() => {
-    savedHang = process.env['TTG_HANG_TIMEOUT'];
-    process.env['TTG_HANG_TIMEOUT'] = String(HANG_S);
-  });
-  after(() => {
-    if (savedHang === undefined) delete process.env['TTG_HANG_TIMEOUT'];
-    else process.env['TTG_HANG_TIMEOUT'] = savedHang;
-  });
+  onHangTimeout();
   afterEach(() => faults({ faultDevOp: 0, faultDevDone: 0 }));
 
   // ---- 1: a buffer listed twice -----------------------------------------------------------------
@@ -158,7 +83,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     });
     expect(err2, String(err2)).to.equal(undefined);
     expect(wrong(a.host, 4), 'a after x2 x2').to.deep.equal({ count: 0 });
-    await wholeDevice('twice1-whole');
+    await whole('twice1-whole');
   });
 
   // ---- 2: several input()s of an async body in flight --------------------------------------------
@@ -191,7 +116,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(firstTook, 'the first input() was granted').to.equal(true);
     expect(wrong(b.host, 2), 'b after x2').to.deep.equal({ count: 0 });
     resting('after the async body');
-    await wholeDevice('inflight2-whole');
+    await whole('inflight2-whole');
   });
 
   it('an async body whose second input() cannot fit beside what its first one holds fails with E_DEVICE_MEMORY instead of waiting for itself', async function () {
@@ -223,7 +148,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expectTtgError(e, 'E_DEVICE_MEMORY', ["TT 'self2-G'", 'key 5']);
     await tick(50);
     resting('after the refused input()');
-    await wholeDevice('self2-whole');
+    await whole('self2-whole');
   });
 
   // ---- 3: a failed wait settles the buffer's copy home ----------------------------------------------
@@ -241,7 +166,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     await within(x.toHost(), FENCE_MS, 'x.toHost() after the failed wait');
     await within(deviceRuntime()!.memory.drainAll(), FENCE_MS, 'the drain of finalize');
     resting('after the failed wait');
-    await wholeDevice('failwait3-whole');
+    await whole('failwait3-whole');
   });
 
   if (backend !== 'host' && devices >= 2) {
@@ -277,7 +202,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       await within(x.toHost(), FENCE_MS, 'x.toHost()');
       expect(wrong(x.host, 2), 'x on the host').to.deep.equal({ count: 0 });
       resting('after the failed wait');
-      await wholeDevice('other3-whole');
+      await whole('other3-whole');
     });
   }
 
@@ -301,7 +226,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     resting('after the failed marker');
     await within(x.toHost(), FENCE_MS, 'x.toHost()');
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
-    await wholeDevice('nomark4-whole');
+    await whole('nomark4-whole');
   });
 
   // ---- 7: the marker at a task's end cannot be enqueued ------------------------------------------------
@@ -319,7 +244,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     resting('after the failed end marker');
     await within(x.toHost(), FENCE_MS, 'x.toHost()');
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
-    await wholeDevice('endmark7-whole');
+    await whole('endmark7-whole');
   });
 
   // ---- 6: host writes between graphs ----------------------------------------------------------------
@@ -372,7 +297,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       else yield ttg.device.kernel(y);
     });
     expect(await add('hw6e-1', true)).to.equal(undefined);
-    await wholeDevice('hw6e-evict');   // x's copy is evicted
+    await whole('hw6e-evict');   // x's copy is evicted
     x.host.fill(10);
     expect(await add('hw6e-2')).to.equal(undefined);   // x = 10 copied in
     expect(wrong(y.host, 11)).to.deep.equal({ count: 0 });

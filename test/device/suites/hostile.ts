@@ -13,59 +13,8 @@ import * as ttg from 'ttg';
 
 import { loadNative } from '../../../src/native/addon.js';
 import { rejection, tick, within } from '../../helpers.js';
+import { busy, capacity, edge, FENCE_MS, fence, filled, gate, HANG_S, N, onHangTimeout, wholeDevice, wrong } from './hostile-kit.js';
 import { backend, devices, onSuiteDevices } from './suite.js';
-
-/** Fences here must settle within this (the hang watchdog fires after HANG_S). */
-const FENCE_MS = 8000;
-/** TTG_HANG_TIMEOUT of this suite, in seconds. */
-const HANG_S = 3;
-/** Side of the matrices of a "long kernel": 128 x 128 doubles (128 KiB). */
-const N = 128;
-
-/** A fence that must settle within {@link FENCE_MS}. */
-function fence(): Promise<ttg.FenceReport> {
-  return within(ttg.fence({ quiet: true }), FENCE_MS, 'ttg.fence()');
-}
-
-/** Capacity in bytes of device `d`. */
-function capacity(d = 0): number {
-  return ttg.device.stats().per_device[d]!.capacity;
-}
-
-/** A buffer of `n` doubles, all `v`. */
-function filled(n: number, v: number): ttg.Buffer {
-  return new ttg.Buffer(new Float64Array(n).fill(v));
-}
-
-/** Elements of `a` that differ from `want`, and the first of them. */
-function wrong(a: ArrayLike<number>, want: number): { count: number; first?: number; at?: number } {
-  let count = 0, first: number | undefined, at: number | undefined;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== want) {
-      if (count === 0) { first = a[i]; at = i; }
-      count++;
-    }
-  }
-  return count === 0 ? { count } : { count, first, at };
-}
-
-/** Enqueues `reps` dgemms C += ones * ones / N on `stream`: a stream kept busy for a while (each ~0.2 ms). */
-function busy(stream: ttg.device.Stream, ones: ttg.Buffer, C: ttg.Buffer, reps: number): void {
-  for (let i = 0; i < reps; i++) ttg.device.kernels.dgemm(stream, 'N', 'N', N, N, N, 1 / N, ones, N, ones, N, 1, C, N);
-}
-
-/** A promise and the function that resolves it. */
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((r) => { open = r; });
-  return { wait, open };
-}
-
-let graphs = 0;
-/** A fresh edge name (every graph of this process needs its own). */
-function edge<K, V>(name: string): ttg.Edge<K, V> {
-  return new ttg.Edge<K, V>(`${name}-${graphs++}`);
-}
 
 /** A small device graph runs with the right result (the device is usable after a failure). */
 async function cleanGraphRuns(name: string): Promise<void> {
@@ -82,36 +31,9 @@ async function cleanGraphRuns(name: string): Promise<void> {
   expect(wrong(y.host, 5)).to.deep.equal({ count: 0 });
 }
 
-/**
- * Runs one device task on device `dev` that takes the whole of its memory, scales it by 3 and
- * copies it home; checks the result and that the device's used bytes are that buffer's alone.
- */
-async function wholeDevice(name: string, dev = 0): Promise<void> {
-  const full = filled(capacity(dev) / 8, 1);
-  const e = edge<number, number>(name);
-  const tt = ttg.make_tt(function* () {
-    const { stream } = (yield ttg.device.input(full)) as ttg.device.InputResult;
-    ttg.device.kernels.dscal(stream, full.length, 3, full);
-    yield ttg.device.kernel(full);
-  }, [e], [], { name }).set_devicehint(() => dev);
-  ttg.make_graph_executable(tt);
-  tt.invoke(0, 0);
-  await fence();
-  expect(wrong(full.host, 3), 'the whole-device buffer after x3').to.deep.equal({ count: 0 });
-  expect(ttg.device.stats().per_device[dev]!.used_bytes, 'bytes used on the device: the whole-device buffer only').to.equal(full.bytes);
-}
-
 describe(`the device layer under hostile use on the ${backend} backend`, () => {
   onSuiteDevices();
-  let savedHang: string | undefined;
-  before(() => {
-    savedHang = process.env['TTG_HANG_TIMEOUT'];
-    process.env['TTG_HANG_TIMEOUT'] = String(HANG_S);
-  });
-  after(() => {
-    if (savedHang === undefined) delete process.env['TTG_HANG_TIMEOUT'];
-    else process.env['TTG_HANG_TIMEOUT'] = savedHang;
-  });
+  onHangTimeout();
 
   // ---- 3: a queued kernel must read what was there when it was enqueued -----------------------
   it('a consumed value sent on before the wait is not overwritten under the sender\'s queued read: y += x sees x = 6 in every element', async () => {

@@ -35,6 +35,7 @@ import * as ttg from 'ttg';
 import { deviceRuntime } from '../../../src/device/runtime.js';
 import { rng, within } from '../../helpers.js';
 import { parseDeviceEnv } from '../../../src/device/config.js';
+import { applyWrite, maxAbs, mismatch } from './stress-model.js';
 
 const options = parseDeviceEnv(process.env['TTG_DEVICE']);
 const backend = (options.backend ?? 'host') as 'host' | 'emulated' | 'cuda';
@@ -119,26 +120,6 @@ interface Step {
   special?: 'throw' | 'bad' | 'hang';
   acts: Act[];
   next: Array<Hop | undefined>;
-}
-
-/** Host writes: a reset (independent of the old values) or a fold of the old values into small integers. */
-function applyWrite(a: Float64Array, lo: number, hi: number, salt: number, reset: boolean): void {
-  for (let i = lo; i < hi; i++) a[i] = reset ? ((i * 7 + salt) % 23) - 11 : (a[i]! % 64) + ((i * 5 + salt) % 13) - 6;
-}
-
-function maxAbs(a: Float64Array): number {
-  let m = 0;
-  for (const x of a) m = Math.max(m, Math.abs(x));
-  return m;
-}
-
-/** The first element where `got` differs from `want`, or undefined. */
-function mismatch(got: ArrayLike<number>, want: Float64Array): string | undefined {
-  if (got.length !== want.length) return `length ${got.length}, want ${want.length}`;
-  for (let i = 0; i < want.length; i++) {
-    if (got[i] !== want[i]) return `index ${i}: got ${got[i]}, want ${want[i]}`;
-  }
-  return undefined;
 }
 
 type PhaseMode = 'clean' | 'fail' | 'hang';
