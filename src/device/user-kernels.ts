@@ -12,7 +12,7 @@ import { Buffer, type AnyBuffer, type BufferArray } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { deviceRuntime, requireRuntime } from './runtime.js';
 import { place } from './kernels.js';
-import { checkWrite, kernelFailure, noteOp, noteWrite } from './steps.js';
+import { checkWrite, kernelFailure, noteOp, noteWrite, whyNotUsable } from './steps.js';
 import { Stream } from './streams.js';
 
 /** How a kernel uses one buffer operand. */
@@ -145,6 +145,11 @@ export function call(name: string, stream: Stream, operands: KernelOperands): vo
   const access = k.spec.buffers;
   const fn = r.backend.name === 'cuda' ? k.cuda : k.host;
   if (fn === undefined) throw DeviceErrors.invalid(what, 'has no CUDA function (give cuda: in kernels.load) and the backend is cuda');
+  if (bufs.length === 0) {
+    // no operand to check it with: the stream must still be the running task's
+    const why = whyNotUsable(undefined, stream);
+    if (why !== undefined) throw DeviceErrors.invalid(what, why);
+  }
   const places: Array<number | ArrayBufferView> = [];
   const lengths = new Float64Array(bufs.length);
   bufs.forEach((b, i) => {

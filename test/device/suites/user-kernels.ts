@@ -126,6 +126,12 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
     expectTtgError(await rejection(fence()), 'E_INVALID_ARGUMENT', ["'axpby'", "TT 'uk-bad-call'", 'key 3']);
     // outside any task
     expectTtgError(thrown(() => k.axpby(undefined as unknown as ttg.device.Stream, { buffers: [x, y], scalars: [1, 2] })), 'E_INVALID_ARGUMENT', ["'axpby'"]);
+    // a kernel without buffers on the stream of a task that ended
+    let kept: ttg.device.Stream | undefined;
+    await inTask(function* () {
+      kept = ((yield ttg.device.input(x)) as ttg.device.InputResult).stream;
+    });
+    expectTtgError(thrown(() => k.fail_with(kept!, { buffers: [], scalars: [1] })), 'E_INVALID_ARGUMENT', ["'fail_with'", 'outside a running device task']);
   });
 
   it('.here runs the host function on the calling thread at once, on typed arrays or idle Buffers, in and out of tasks', async () => {
