@@ -226,6 +226,22 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     resting('after the failed marker');
     await within(x.toHost(), FENCE_MS, 'x.toHost()');
     expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
+    // the second of two copies home refused: the first stays pinned until the task's end
+    const a = filled(2048, 1), b = filled(2048, 1);
+    // ops: [a's, b's copies in], two dscal, [a's copy home, b's copy home] (host: the marker)
+    faults({ faultDevOp: backend === 'host' ? 3 : 6 });
+    const err2 = await oneTask('nomark4b', function* () {
+      const { stream } = (yield ttg.device.input(a, b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, a.length, 2, a);
+      ttg.device.kernels.dscal(stream, b.length, 5, b);
+      yield ttg.device.kernel(a, b);
+    }, 2);
+    faults({ faultDevOp: 0 });
+    expectTtgError(err2, 'E_DEVICE', ["TT 'nomark4b'", 'key 2', 'TTG_FAULT_DEVOP']);
+    await tick(50);
+    resting('after the refused copy home');
+    await within(Promise.all([a.toHost(), b.toHost()]), FENCE_MS, 'toHost()');
+    expect([wrong(a.host, 2), wrong(b.host, 5)], 'a = 2, b = 5').to.deep.equal([{ count: 0 }, { count: 0 }]);
     await whole('nomark4-whole');
   });
 
@@ -337,6 +353,36 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     await within(x.toHost(), FENCE_MS, 'x.toHost()');
     expect(wrong(x.host, 6), 'x untouched').to.deep.equal({ count: 0 });
     resting('after the refused write');
+  });
+
+  // ---- 7 (last but one: it leaves pins on the last device): an end marker refused every time ----
+  it('a task whose end marker is refused every time fails with E_DEVICE naming TT and key after its tries; its pins stay (its kernels may still run)', async function () {
+    this.timeout(30000);
+    const r = deviceRuntime()!;
+    const dev = ttg.device.num_devices() - 1;
+    const x = filled(4096, 1);
+    let tries = 0;
+    // the addon refuses every marker from now on (as TTG_FAULT_DEVOP refuses one enqueue)
+    Object.defineProperty(r.streams, 'marker', {
+      configurable: true,
+      value: () => { tries++; throw new ttg.TtgError('E_DEVICE', 'a device operation could not be enqueued: refused by the test'); },
+    });
+    let err: unknown;
+    try {
+      const tt = ttg.make_tt(function* () {
+        const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+        ttg.device.kernels.dscal(stream, x.length, 3, x);
+      }, [edge<number, number>('endmark7x')], [], { name: 'endmark7x' }).set_devicehint(() => dev);
+      ttg.make_graph_executable(tt);
+      tt.invoke(11, 0);
+      err = await rejection(fence());
+    } finally {
+      delete (r.streams as unknown as Record<string, unknown>)['marker'];
+    }
+    expectTtgError(err, 'E_DEVICE', ["TT 'endmark7x'", 'key 11', 'refused by the test']);
+    expect(tries, 'the end marker was tried 8 times').to.equal(8);
+    const pinned = ttg.device.stats().per_device[dev]!.pinned_bytes;
+    expect(pinned, 'the task\'s pins stay').to.equal(backend === 'host' ? 0 : x.bytes);
   });
 
   // ---- last: finalize settles after all of the above ---------------------------------------------------
