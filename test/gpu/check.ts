@@ -120,7 +120,7 @@ const potrf = (n: number, nb: number): Step => ({
 });
 const large = potrf(32768, 1024);
 const STEPS: Step[] = [
-  { name: 'device-suites', argv: suites('^(?!.*user-kernels).*TTG_DEVICE=cuda'), limit: 200, figures: mochaCounts },
+  { name: 'device-suites', argv: suites('^(?!.*user-kernels).*TTG_DEVICE=cuda'), limit: 300, figures: mochaCounts },
   potrf(8192, 512),
   potrf(8192, 1024),
   { name: 'bench-device', argv: [node, 'dist/bench/device.js', '--backend', 'cuda'], limit: 120 },
