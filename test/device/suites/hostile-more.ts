@@ -346,7 +346,17 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     }, [on], [], { name: 'qw7-W' }).set_devicehint(() => 0);
     ttg.make_graph_executable(P, W);
     P.invoke(3, { x });
-    const e = await rejection(fence());
+    const e = await fence().then(() => undefined, (err: unknown) => err);
+    if (e === undefined && backend === 'cuda') {
+      // a GPU can finish P's 1000 small dgemms and its read of x as fast as JS enqueues them (the
+      // suite's device is too small for longer ones): then no read was queued when W wrote, and
+      // the write is allowed; it must have come after the read
+      expect(wrong(ySeen, 6), 'elements of y = 0 + x that are not 6').to.deep.equal({ count: 0 });
+      await within(x.toHost(), FENCE_MS, 'x.toHost()');
+      expect(wrong(x.host, 6000), 'x scaled once, after the read').to.deep.equal({ count: 0 });
+      resting('after the write that came after the read');
+      return;
+    }
     expectTtgError(e, 'E_INVALID_ARGUMENT', ["TT 'qw7-W'", 'key 3', 'queued']);
     await tick(50);
     expect(wrong(ySeen, 6), 'elements of y = 0 + x that are not 6').to.deep.equal({ count: 0 });
