@@ -124,6 +124,14 @@ export interface DeviceStats {
 export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
   /** `host`, `emulated`, `cuda`, or `off`. */
   backend: string;
+  /** Ops enqueued on all streams: kernels, copies, program kernel calls, completion markers. */
+  ops: number;
+  /** Host bytes hashed on the JS thread (read-only guards; host writes between fences). */
+  js_hashed_bytes: number;
+  /** Bytes the JS thread copied into pinned staging for copies to a device (cuda). */
+  js_staged_bytes: number;
+  /** Device allocations made. */
+  allocations: number;
   /** Number of devices. */
   devices: number;
   /** Streams per device. */
@@ -135,14 +143,15 @@ export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' |
 /** Counters since the backend started (tests and benchmarks). */
 export function stats(): Stats {
   const r = deviceRuntime();
-  if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, per_device: [] };
+  if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, ops: 0, js_hashed_bytes: 0, js_staged_bytes: 0, allocations: 0, per_device: [] };
   const per = r.memory.counters.map((c, d): DeviceStats => ({
     place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, pinned_bytes: r.memory.pinnedBytes(d), capacity: r.backend.capacity[d]!,
   }));
   const sum = (k: 'evictions' | 'h2d_bytes' | 'd2h_bytes' | 'kernels') => per.reduce((a, c) => a + c[k], 0);
   return {
     backend: r.backend.name, devices: r.backend.devices, streams: r.backend.streamsPerDevice,
-    evictions: sum('evictions'), h2d_bytes: sum('h2d_bytes'), d2h_bytes: sum('d2h_bytes'), kernels: sum('kernels'), per_device: per,
+    evictions: sum('evictions'), h2d_bytes: sum('h2d_bytes'), d2h_bytes: sum('d2h_bytes'), kernels: sum('kernels'),
+    ops: r.streams.enqueued, js_hashed_bytes: r.memory.hashedBytes, js_staged_bytes: r.streams.stagedBytes, allocations: r.memory.allocations, per_device: per,
   };
 }
 

@@ -58,6 +58,10 @@ export class MemoryManager {
   copies = 0;
   /** Phases ended (fences): a buffer's first acquisition in a phase checks for host writes the program made outside tasks. */
   phase = 0;
+  /** Host bytes hashed on the JS thread (read-only guards, host writes between fences). */
+  hashedBytes = 0;
+  /** Device allocations made (each copy of a buffer on a device is one today). */
+  allocations = 0;
   /** Copies per device in least-recently-used order (Map keeps insertion order). */
   private readonly lru: Array<Map<AnyBuffer, true>>;
   private readonly locks: Array<Promise<void>>;
@@ -260,6 +264,7 @@ export class MemoryManager {
 
   /** XXH64 of `b`'s host bytes, read in place: how the runtime notices host writes it must not miss. */
   hashHost(b: AnyBuffer): bigint {
+    this.hashedBytes += b.host.byteLength;
     return this.backend.native.hash64(b.host);
   }
 
@@ -430,6 +435,7 @@ export class MemoryManager {
       if (this.used[dev]! + b.bytes <= cap) {
         const h = this.backend.native.devAlloc(dev, b.bytes);
         if (h !== null) {
+          this.allocations++;
           const c: DeviceCopy = { handle: h, valid: false, pins: 0, ready: undefined, lastStream: -1 };
           b.copies[dev] = c;
           this.used[dev]! += b.bytes;

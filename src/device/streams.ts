@@ -76,6 +76,10 @@ export interface Waiter {
 export class StreamManager {
   /** All streams, by global id. */
   readonly all: Stream[] = [];
+  /** Ops enqueued (kernels, copies, program calls, completion markers; not trace stamps). */
+  enqueued = 0;
+  /** Bytes the JS thread copies into pinned staging as it enqueues a copy to a CUDA device. */
+  stagedBytes = 0;
   /** Streams of each device. */
   readonly byDevice: Stream[][] = [];
   private readonly waiting = new Map<number, Waiter>();
@@ -207,6 +211,7 @@ export class StreamManager {
       throw DeviceErrors.enqueueFailed(e);
     }
     s.ops++;
+    this.enqueued++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
 
@@ -240,6 +245,7 @@ export class StreamManager {
     }
     if (w !== undefined) this.pollSoon();
     s.ops++;
+    this.enqueued++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
   }
 
@@ -255,6 +261,9 @@ export class StreamManager {
     try {
       this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
       s.ops++;
+      this.enqueued++;
+      // the cuda backend stages a copy in on the calling thread (native/src/cuda_backend.cu)
+      if (dir === 'H' && this.backend.name === 'cuda') this.stagedBytes += bytes;
       if (stamps !== undefined) {
         // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
         this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);
@@ -286,6 +295,7 @@ export class StreamManager {
       this.waiting.delete(id);
       throw DeviceErrors.enqueueFailed(e);
     }
+    this.enqueued++;
     this.pollSoon();
   }
 

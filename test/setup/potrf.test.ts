@@ -13,7 +13,8 @@ const MAIN = fileURLToPath(new URL('../../examples/potrf/main.js', import.meta.u
 
 interface PotrfJson {
   example: string; n: number; nb: number; P: number; Q: number; ranks: number; backend: string;
-  body: string; seconds: number; gflops: number; residual: number; ok: boolean;
+  body: string; seconds: number; gflops: number; residual: number; ok: boolean; kernels: number;
+  js_hashed_mib: number; js_staged_mib: number; allocations: number; ops: number; js_busy: number; js_us_per_op: number | null;
 }
 
 function parse(stdout: string): PotrfJson {
@@ -36,6 +37,32 @@ describe('POTRF example', function () {
       expect(r.residual).to.be.a('number').and.to.be.below(60);
     });
   }
+
+  // issue 57, item 1: what the JS thread does per factorization, on host and emulated (cuda: the GPU check)
+  it('counts the JS thread\'s device work per factorization: ops, allocations, hashed and staged bytes, busy time', () => {
+    const tiles = 6 * 7 / 2, kernels = 6 + 2 * 15 + 20;  // NT = 6: potrf + trsm + syrk per column, gemm below
+    const host = single(['--n', '384', '--nb', '64', '--iters', '2']);
+    expect(host).to.include({ backend: 'host', ok: true, allocations: 0, js_hashed_mib: 0, js_staged_mib: 0 });
+    expect(host.ops, 'host: each kernel, and each task\'s end marker').to.be.at.least(2 * kernels);
+    const emu = single(['--n', '384', '--nb', '64', '--iters', '2', '--backend', 'emulated', '--devices', '2']);
+    expect(emu).to.include({ backend: 'emulated', ok: true, js_staged_mib: 0 });
+    // every tile is copied to a device at least once; kernels, copies and markers are ops
+    expect(emu.allocations, 'allocations').to.be.at.least(tiles);
+    expect(emu.ops, 'ops').to.be.at.least(2 * kernels + tiles);
+    // the final tiles reach the host task that keeps them read-only: hashed before and after its body
+    expect(emu.js_hashed_mib, 'MiB hashed').to.be.at.least((2 * tiles * 64 * 64 * 8) / 2 ** 20 - 0.1);
+    // at 2 ranks rank 0 reports its own JS thread: its share of the tiles
+    const run = mpirun(2, MAIN, ['--n', '384', '--nb', '64', '--backend', 'emulated', '--check', '--json']);
+    expect(run.status, run.output).to.equal(0);
+    const two = parse(run.stdout);
+    expect(two).to.include({ ranks: 2, ok: true, js_staged_mib: 0 });
+    expect(two.allocations, 'rank 0 allocations').to.be.above(0).and.below(emu.allocations + 1);
+    expect(two.ops, 'rank 0 ops').to.be.above(0).and.below(emu.ops);
+    for (const r of [host, emu, two]) {
+      expect(r.js_busy).to.be.above(0).and.at.most(1);
+      expect(r.js_us_per_op).to.be.a('number').and.above(0);
+    }
+  });
 
   it('runs on the emulated backend with device memory below the matrix size (2 devices)', () => {
     // 400^2 doubles = 1.28 MB; each device gets 256 KiB, so tiles must be evicted and reloaded
