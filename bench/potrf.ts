@@ -4,7 +4,8 @@
  * the same run; then the example under `mpirun -np 2` with one worker per rank. Prints a summary
  * and, last, one JSON object (SPEC §7): n, nb, ttg_gflops, lapack_gflops, peak_gflops, ratio,
  * peak_ratio (plus mpi2_nb, best of its own short NB sweep, and mpi2_gflops and mpi2_peak_ratio:
- * medians over BENCH_RUNS runs of the example, each against the ceiling measured just before it).
+ * medians over BENCH_RUNS runs of the example, each against the ceiling measured just before it),
+ * and the JS thread's device work per timed run (examples/potrf/js-work.ts).
  *
  *   INIT ─▶ POTRF ─▶ TRSM ─▶ SYRK/GEMM ─▶ …   (examples/potrf)
  */
@@ -13,6 +14,7 @@ import * as ttg from 'ttg';
 import { baselines } from './lib/baselines.js';
 import { exampleGflopsOnTwoRanks } from './lib/mpirun.js';
 import { entry, fillTile, layout, potrfFlops, tileSize } from '../examples/potrf/matrix.js';
+import { JsWork } from '../examples/potrf/js-work.js';
 import { make_cholesky } from '../examples/potrf/potrf.js';
 import { Tile } from '../examples/common/tile.js';
 import { median } from './lib/stats.js';
@@ -30,7 +32,10 @@ const flops = potrfFlops(N);
 /** One graph per tile size, reused by every run of it (V8 compiles its bodies once). */
 const graphs = new Map<number, ReturnType<typeof make_cholesky>>();
 
-async function ttgPotrf(nb: number): Promise<number> {
+/** The JS thread's device work over the timed runs at the chosen tile size (issue 57). */
+const work = new JsWork();
+
+async function ttgPotrf(nb: number, counted = false): Promise<number> {
   const l = layout(N, nb, 1, 1);
   const tiles: Array<[number, number, Tile]> = [];
   for (let i = 0; i < l.nt; i++) {
@@ -41,11 +46,14 @@ async function ttgPotrf(nb: number): Promise<number> {
     }
   }
   const { init } = graphs.get(nb) ?? graphs.set(nb, make_cholesky(l, () => {})).get(nb)!;
+  if (counted) work.begin();
   const t0 = performance.now();
   for (const [i, j, t] of tiles) init.invoke([i, j], t);
   ttg.execute();
   await ttg.fence();
-  return flops / ((performance.now() - t0) / 1000) / 1e9;
+  const seconds = (performance.now() - t0) / 1000;
+  if (counted) work.end();
+  return flops / seconds / 1e9;
 }
 
 function lapack(): number {
@@ -73,7 +81,7 @@ const t: number[] = [];
 const lp: number[] = [];
 const pk: number[] = [];
 for (let r = 0; r < RUNS; r++) {
-  t.push(await ttgPotrf(nb));
+  t.push(await ttgPotrf(nb, true));
   lp.push(lapack());
   pk.push(baseline.devPeak(256, 200, cores));
   console.log(`  run ${r}: ttg ${t[r]!.toFixed(1)}, LAPACKE ${lp[r]!.toFixed(1)}, ceiling ${pk[r]!.toFixed(1)} GF/s`);
@@ -108,4 +116,5 @@ console.log(JSON.stringify({
   n: N, nb, ttg_gflops: r3(ttg_gflops), lapack_gflops: r3(lapack_gflops), peak_gflops: r3(peak_gflops),
   ratio: r3(ttg_gflops / lapack_gflops), peak_ratio: r3(ttg_gflops / peak_gflops),
   mpi2_nb: nb2, mpi2_gflops: m2 === null ? null : r3(m2), mpi2_peak_ratio: m2 === null ? null : r3(median(m2ratios)),
+  ...work.perRun(),
 }));

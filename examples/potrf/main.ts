@@ -15,6 +15,7 @@ import { parseArgs } from './cli.js';
 import { squareGrid } from '../common/grid.js';
 import { fillTile, layout, owner, potrfFlops, tileSize } from './matrix.js';
 import { make_cholesky } from './potrf.js';
+import { JsWork } from './js-work.js';
 import { Tile } from '../common/tile.js';
 
 const { opts, world } = await startExample(parseArgs);
@@ -43,8 +44,7 @@ function generate(): Map<string, { i: number; j: number; tile: Tile }> {
 }
 
 const times: number[] = [];
-/** The JS thread's device work over the timed factorizations (issue 57): hashes, staging, allocations, ops, busy time. */
-const work = { hashed: 0, staged: 0, allocations: 0, ops: 0, activeMs: 0, idleMs: 0 };
+const work = new JsWork();
 let factor = new Map<string, { i: number; j: number; tile: Tile }>();
 // One graph for every iteration: V8 then compiles its task bodies once (a graph per iteration
 // had them recompiled each time, on the cores the kernels use).
@@ -53,19 +53,13 @@ for (let it = 0; it < opts.iters; it++) {
   const tiles = generate();
   factor = new Map();
   await ttg.fence();
-  const s0 = ttg.device.stats(), elu0 = performance.eventLoopUtilization();
+  work.begin();
   const t0 = performance.now();
   for (const { i, j, tile } of tiles.values()) init.invoke([i, j], tile);
   ttg.execute();
   await ttg.fence();
   times.push((performance.now() - t0) / 1000);
-  const s1 = ttg.device.stats(), elu = performance.eventLoopUtilization(elu0);
-  work.hashed += s1.js_hashed_bytes - s0.js_hashed_bytes;
-  work.staged += s1.js_staged_bytes - s0.js_staged_bytes;
-  work.allocations += s1.allocations - s0.allocations;
-  work.ops += s1.ops - s0.ops;
-  work.activeMs += elu.active;
-  work.idleMs += elu.idle;
+  work.end();
 }
 
 let residual = NaN;
@@ -88,9 +82,7 @@ if (rank === 0) {
       // over every run and the check: what crossed between host and devices
       h2d_gib: round(stats.h2d_bytes / 2 ** 30, 2), d2h_gib: round(stats.d2h_bytes / 2 ** 30, 2), kernels: stats.kernels,
       // this rank's JS thread per factorization (the mean of the timed runs)
-      js_hashed_mib: round(work.hashed / opts.iters / 2 ** 20, 1), js_staged_mib: round(work.staged / opts.iters / 2 ** 20, 1),
-      allocations: Math.round(work.allocations / opts.iters), ops: Math.round(work.ops / opts.iters),
-      js_busy: round(work.activeMs / (work.activeMs + work.idleMs), 3), js_us_per_op: work.ops === 0 ? null : round((work.activeMs * 1000) / work.ops, 2),
+      ...work.perRun(),
     }));
   } else {
     console.log(`POTRF N=${l.n} NB=${l.nb} P=${P} Q=${Q} ranks=${size} backend=${backend} workers=${workers}`);
