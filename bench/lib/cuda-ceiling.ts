@@ -21,10 +21,12 @@ const COPY = 1, DGEMM = 2, DPOTRF = 5, STAMP = 8;
 
 type Native = ReturnType<typeof requireNative>;
 
-function alloc(native: Native, stream: number, n: number, fill: number): number {
+/** An n x n matrix on device 0 with `fill` everywhere (and `diagonal` on its diagonal), copied in on `stream`. */
+function alloc(native: Native, stream: number, n: number, fill: number, diagonal = fill): number {
   const h = native.devAlloc(0, n * n * 8);
   if (h === null) throw new Error(`cuda ceiling: no device memory for a ${n}x${n} matrix`);
   const host = new Float64Array(n * n).fill(fill);
+  if (diagonal !== fill) for (let i = 0; i < n; i++) host[i * n + i] = diagonal;
   native.devOp(stream, COPY, 'H', 0, 0, 0, 0, 0, h, 0, host, 0, null, 0, null, host.byteLength, 0);
   return h;
 }
@@ -77,14 +79,8 @@ export async function bigCeiling(m: number, reps: number): Promise<number> {
  */
 export async function potrfCeiling(n: number): Promise<number> {
   const native = requireNative();
-  const spd = (m: number): number => {
-    const host = new Float64Array(m * m).fill(0.5);
-    for (let i = 0; i < m; i++) host[i * m + i] = m;
-    const h = native.devAlloc(0, host.byteLength);
-    if (h === null) throw new Error(`cuda ceiling: no device memory for a ${m}x${m} matrix`);
-    native.devOp(0, COPY, 'H', 0, 0, 0, 0, 0, h, 0, host, 0, null, 0, null, host.byteLength, 0);
-    return h;
-  };
+  // 0.5 off the diagonal, m on it: symmetric positive definite
+  const spd = (m: number): number => alloc(native, 0, m, 0.5, m);
   const warm = spd(2048);
   native.devOp(0, DPOTRF, 'L', 0, 2048, 0, 0, 0, warm, 2048, null, 0, null, 0, null, 0, 0);
   const a = spd(n);

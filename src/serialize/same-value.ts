@@ -28,9 +28,10 @@ function diff(a: unknown, b: unknown, at: string, seen: Set<object>, own: Compar
   if (seen.has(a)) return undefined;
   seen.add(a);
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${at}: sent a ${nameOf(a)}, received a ${nameOf(b)}`;
-  const mine = own?.(a, b, at);
-  if (mine !== null && mine !== undefined) return mine;
-  if (mine === undefined && own !== undefined) return undefined;
+  if (own !== undefined) {
+    const mine = own(a, b, at);
+    if (mine !== null) return mine;
+  }
   return contents(a, b, at, seen, own) ?? properties(a, b, at, seen, own);
 }
 
