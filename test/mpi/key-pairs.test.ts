@@ -1,5 +1,5 @@
 /**
- * Issue 55: 1,000 random pairs of task keys from two ranks (test/mpi/key-pairs.ts): keys that
+ * Issue 55: 1,000 random pairs of task keys from two ranks, at 2 and 3 ranks (test/mpi/key-pairs.ts): keys that
  * name the same task meet in one, whichever rank sends which; keys that differ never do. Also in
  * one process with TTG_CHECK_SERIALIZE=1, where every key is encoded and decoded as if it went to
  * another rank and must come back naming the same task.
@@ -48,7 +48,7 @@ function expected(): Map<string, Ran> {
   return want;
 }
 
-for (const [np, env, what] of [[2, {}, 'from two ranks'], [1, { TTG_CHECK_SERIALIZE: '1' }, 'in one process with TTG_CHECK_SERIALIZE=1']] as const) {
+for (const [np, env, what] of [[2, {}, 'from two ranks'], [3, {}, 'at three ranks (sides on two of them, tasks on any)'], [1, { TTG_CHECK_SERIALIZE: '1' }, 'in one process with TTG_CHECK_SERIALIZE=1']] as const) {
   describe(`${PAIRS} random pairs of task keys ${what} (issue 55): equal keys meet, distinct ones never do`, function () {
     this.timeout(180_000);
     it('every task ran once with the inputs of its pair', () => {
