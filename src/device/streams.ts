@@ -220,12 +220,31 @@ export class StreamManager {
     tr.thread(streamTid(s.id), `device ${s.device} stream ${s.index}`);
     const stamps = new Float64Array(2);
     this.stampAt(s, stamps, 0);
-    tr.later(() => tr.deviceOp(name, streamTid(s.id), stamps[0]!, stamps[1]!, args));
+    tr.later(() => {
+      if (stamps[0]! >= 0 && stamps[1]! >= 0) tr.deviceOp(name, streamTid(s.id), stamps[0]!, stamps[1]!, args);
+    });
     return stamps;
   }
 
-  private stampAt(s: Stream, stamps: Float64Array, i: number): void {
-    this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, 0);
+  /**
+   * Enqueues trace stamp `i` of `stamps` (with `notify`, reported like a marker). A stamp the addon
+   * refuses costs its op's trace event only (marked -1), never the run: the op is already queued,
+   * and its task must go on to note it. A refused stamp that carries a notify id leaves it to a
+   * marker; only when that is refused too is the enqueue an error (E_DEVICE).
+   */
+  private stampAt(s: Stream, stamps: Float64Array, i: number, notify = 0): void {
+    try {
+      this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, notify);
+      return;
+    } catch (e) {
+      stamps[i] = -1;
+      if (notify === 0) return;
+      try {
+        this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, notify);
+      } catch {
+        throw DeviceErrors.enqueueFailed(e);
+      }
+    }
   }
 
   /**
@@ -264,10 +283,8 @@ export class StreamManager {
       this.enqueued++;
       // the cuda backend stages a copy in on the calling thread (native/src/cuda_backend.cu)
       if (dir === 'H' && this.backend.name === 'cuda') this.stagedBytes += bytes;
-      if (stamps !== undefined) {
-        // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
-        this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(1, 2), 0, null, 0, null, 0, null, 0, id);
-      }
+      // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
+      if (stamps !== undefined) this.stampAt(s, stamps, 1, id);
     } catch (e) {
       // no completion will come: a waiter left behind would count as device work forever
       this.waiting.delete(id);

@@ -13,6 +13,7 @@ import * as ttg from 'ttg';
 
 import { loadNative } from '../../../src/native/addon.js';
 import { deviceRuntime } from '../../../src/device/runtime.js';
+import { setTracer } from '../../../src/ttg/common/trace-sink.js';
 import { expectTtgError, rejection, tick, within } from '../../helpers.js';
 import { busy, capacity, edge, FENCE_MS, fence, filled, gate, N, onHangTimeout, wholeDevice, wrong } from './hostile-kit.js';
 import { backend, devices, onSuiteDevices } from './suite.js';
@@ -323,6 +324,40 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
   });
 
   // ---- 7: a kernel writing what another task's queued kernels read -----------------------------------
+  it('with tracing on, trace stamps the addon refuses cost only their events: the task runs, its values are right, nothing stays pinned', async function () {
+    this.timeout(30000);
+    const native = deviceRuntime()!.backend.native as { devOp: (...args: unknown[]) => void };
+    const devOp = native.devOp;
+    const events: string[] = [];
+    const later: Array<() => void> = [];
+    setTracer({
+      full: true, now: () => performance.now() * 1000, thread() {}, ran() {}, resuming: () => 0, resumed() {}, ended() {}, fence() {}, error() {},
+      deviceOp: (name: string) => { events.push(name); }, sent() {}, sendFlow: () => 0, recvSlice() {}, later: (fn: () => void) => { later.push(fn); },
+    });
+    // the addon refuses every trace stamp (op kind 8), as TTG_FAULT_DEVOP refuses one enqueue
+    native.devOp = (...args: unknown[]) => {
+      if (args[1] === 8) throw new Error('stamp refused by the test');
+      devOp.apply(native, args);
+    };
+    let err: unknown;
+    const a = filled(4096, 3);
+    try {
+      err = await oneTask('stamps', function* () {
+        const { stream } = (yield ttg.device.input(a)) as ttg.device.InputResult;
+        ttg.device.kernels.dscal(stream, a.length, 2, a);
+        yield ttg.device.kernel(a);
+      });
+    } finally {
+      native.devOp = devOp;
+      setTracer(undefined);
+    }
+    expect(err, String(err)).to.equal(undefined);
+    expect(wrong(a.host, 6), 'a = 2 x 3').to.deep.equal({ count: 0 });
+    for (const fn of later) fn();
+    expect(events, 'no device event with made-up times').to.deep.equal([]);
+    resting('after refused trace stamps');
+  });
+
   it('a kernel that writes a buffer another task\'s queued kernels still read, held through an input the writer does not consume, is E_INVALID_ARGUMENT naming the writer', async function () {
     this.timeout(30000);
     const n = 4096;
