@@ -80,4 +80,19 @@ std::uint64_t hash_bytes(const void* data, std::size_t bytes) {
   return xxh64(parts.data(), parts.size() * sizeof(std::uint64_t));
 }
 
+std::uint64_t copy_and_hash(void* dst, const void* src, std::size_t bytes, int max_threads) {
+  unsigned char* d = static_cast<unsigned char*>(dst);
+  const unsigned char* s = static_cast<const unsigned char*>(src);
+  if (bytes <= kHashChunk) {
+    if (bytes != 0) std::memcpy(d, s, bytes);
+    return xxh64(d, bytes);
+  }
+  std::vector<std::uint64_t> parts((bytes + kHashChunk - 1) / kHashChunk);
+  for_each_chunk(bytes, kHashChunk, max_threads, [&](std::size_t i, std::size_t at, std::size_t n) {
+    std::memcpy(d + at, s + at, n);
+    parts[i] = xxh64(d + at, n);
+  });
+  return xxh64(parts.data(), parts.size() * sizeof(std::uint64_t));
+}
+
 }  // namespace ttg

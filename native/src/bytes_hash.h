@@ -16,4 +16,8 @@ std::uint64_t xxh64(const void* data, std::size_t bytes);
 constexpr std::size_t kHashChunk = std::size_t(1) << 20;
 std::uint64_t hash_bytes(const void* data, std::size_t bytes);
 
+// memcpy(dst, src, bytes) that returns hash_bytes(dst, bytes): each chunk is hashed right after
+// it is copied, while it is still in cache, on up to `max_threads` threads (chunk helpers).
+std::uint64_t copy_and_hash(void* dst, const void* src, std::size_t bytes, int max_threads);
+
 }  // namespace ttg

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "byte_chunks.h"
+#include "bytes_hash.h"
 #include "cores.h"
 #include "cuda_api.h"
 #include "cuda_kernels.h"
@@ -54,6 +55,7 @@ struct HostStep {
   void* staging = nullptr;
   size_t bytes = 0;
   void* host_dst = nullptr;  // D2H: where the staged bytes go
+  uint64_t* hash_out = nullptr;  // D2H: receives hash_bytes of them (JS asked, TTG_OP_COPY's p[2])
   uint64_t notify = 0;
   double* stamp = nullptr;   // TTG_OP_STAMP: host double receiving the time
   uint32_t stream = 0;
@@ -131,7 +133,8 @@ void CUDART_CB host_step(void* data) {
     }
     g.pending.erase(h);
   }
-  if (h->host_dst != nullptr) ttg::copy_in_chunks(h->host_dst, h->staging, h->bytes, kCopyThreads);
+  if (h->hash_out != nullptr) *h->hash_out = ttg::copy_and_hash(h->host_dst, h->staging, h->bytes, kCopyThreads);
+  else if (h->host_dst != nullptr) ttg::copy_in_chunks(h->host_dst, h->staging, h->bytes, kCopyThreads);
   if (h->stamp != nullptr) {
     *h->stamp = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
   }
@@ -203,10 +206,12 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
     h->bytes = op.bytes;
     if (op.f[0] == 'H') {
       // The host data is valid now (JS checked); staging it here lets the DMA run from pinned memory.
-      ttg::copy_in_chunks(staging, op.p[1], op.bytes, kCopyThreads);
+      if (op.p[2] != nullptr) *static_cast<uint64_t*>(op.p[2]) = ttg::copy_and_hash(staging, op.p[1], op.bytes, kCopyThreads);
+      else ttg::copy_in_chunks(staging, op.p[1], op.bytes, kCopyThreads);
       TTG_CUDA_ERR(cudaMemcpyAsync(op.p[0], staging, op.bytes, cudaMemcpyHostToDevice, s), err, errlen);
     } else {
       h->host_dst = op.p[0];
+      h->hash_out = static_cast<uint64_t*>(op.p[2]);
       TTG_CUDA_ERR(cudaMemcpyAsync(staging, op.p[1], op.bytes, cudaMemcpyDeviceToHost, s), err, errlen);
     }
     h->in_flight = true;

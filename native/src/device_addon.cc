@@ -417,6 +417,34 @@ Napi::Value Hash64(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), hash_bytes(s.data, s.bytes));
 }
 
+// Hashes a view on a libuv worker (whose chunk helpers share the work), keeping the view alive
+// until it is done; the caller keeps anything from writing it meanwhile.
+class HashWorker : public Napi::AsyncWorker {
+ public:
+  HashWorker(Napi::Env env, Napi::Value view, Span span)
+      : Napi::AsyncWorker(env, "ttg-hash"), deferred_(Napi::Promise::Deferred::New(env)),
+        view_(Napi::Persistent(view.As<Napi::Object>())), span_(span) {}
+  Napi::Promise promise() const { return deferred_.Promise(); }
+  void Execute() override { hash_ = hash_bytes(span_.data, span_.bytes); }
+  void OnOK() override { deferred_.Resolve(Napi::BigInt::New(Env(), hash_)); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference view_;
+  Span span_;
+  std::uint64_t hash_ = 0;
+};
+
+// hash64Async(view): a promise of hash64(view), computed off the JS thread.
+Napi::Value Hash64Async(const Napi::CallbackInfo& info) {
+  const Span s = view_span(info[0], "hash64Async");
+  auto* w = new HashWorker(info.Env(), info[0], s);  // deletes itself once settled
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
 }  // namespace
 
 void define_device_exports(Napi::Env env, Napi::Object exports) {
@@ -432,6 +460,7 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devCall"] = Napi::Function::New(env, DevCall, "devCall");
   exports["devCallHere"] = Napi::Function::New(env, DevCallHere, "devCallHere");
   exports["hash64"] = Napi::Function::New(env, Hash64, "hash64");
+  exports["hash64Async"] = Napi::Function::New(env, Hash64Async, "hash64Async");
 }
 
 }  // namespace ttg

@@ -12,7 +12,7 @@ extern "C" {
 // Values are part of the JS <-> native contract (src/device/native-device.ts: OpKind).
 enum TtgOpKind {
   TTG_OP_MARKER = 0,  // no work; only its notification (all earlier ops on the stream are done)
-  TTG_OP_COPY = 1,    // bytes from p[1] to p[0]
+  TTG_OP_COPY = 1,    // bytes from p[1] to p[0]; p[2] (host, may be null) gets the bytes' hash_bytes
   TTG_OP_DGEMM = 2,   // C = alpha op(A) op(B) + beta C          f: transA transB
   TTG_OP_DSYRK = 3,   // C = alpha A A^T + beta C (uplo, trans)  f: uplo trans
   TTG_OP_DTRSM = 4,   // B = alpha op(A)^-1 B (side...)           f: side uplo transA diag

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bytes_hash.h"
+
 #if TTG_HAVE_BLAS
 #include <cblas.h>
 #include <lapacke.h>
@@ -112,7 +114,9 @@ void run_host_op(const TtgOp& o) {
   double* C = static_cast<double*>(o.p[2]);
   switch (o.kind) {
     case TTG_OP_COPY:
-      if (o.bytes != 0) std::memcpy(o.p[0], o.p[1], o.bytes);
+      // the stream's thread is the emulated copy engine: it hashes alone, as it copies alone
+      if (o.p[2] != nullptr) *static_cast<std::uint64_t*>(o.p[2]) = copy_and_hash(o.p[0], o.p[1], o.bytes, 1);
+      else if (o.bytes != 0) std::memcpy(o.p[0], o.p[1], o.bytes);
       return;
     case TTG_OP_STAMP:
       *static_cast<double*>(o.p[0]) = steady_ms();

@@ -25,6 +25,14 @@ export interface DeviceCopy {
   lastStream: number;
 }
 
+/** A pending judgement of whether a body wrote a buffer's host array since it was hashed as `hash` at `version`. */
+export interface HostCheck {
+  readonly hash: bigint;
+  readonly version: number;
+  /** Settles once judged (never rejects). */
+  readonly done: Promise<void>;
+}
+
 /** Memory shared between the host and any devices, tracked for validity and residency. */
 export class Buffer<T extends BufferArray = Float64Array> {
   /** The host TypedArray. Valid on the host after `yield ttg.device.kernel(buf)`, in host tasks, or after `await buf.toHost()`. */
@@ -53,6 +61,8 @@ export class Buffer<T extends BufferArray = Float64Array> {
   checkedPhase = -1;
   /** @internal a device-to-host copy in flight. */
   declare toHostPending: Promise<void> | undefined;
+  /** @internal a body's host writes to this buffer being judged on a worker (host-writes.ts). */
+  declare hostCheck: HostCheck | undefined;
 
   /**
    * `new Buffer(n)` owns a zeroed `Float64Array(n)`; `new Buffer(array)` wraps the caller's
@@ -72,7 +82,9 @@ export class Buffer<T extends BufferArray = Float64Array> {
       throw DeviceErrors.invalid('new ttg.Buffer(data)', 'takes a TypedArray or a length');
     }
     this.scratch = options.scratch === true;
-    Object.defineProperties(this, { copies: { value: [], writable: true }, toHostPending: { value: undefined, writable: true } });
+    Object.defineProperties(this, {
+      copies: { value: [], writable: true }, toHostPending: { value: undefined, writable: true }, hostCheck: { value: undefined, writable: true },
+    });
   }
 
   /** Number of elements. */

@@ -11,29 +11,67 @@
  *   (`Buffer.refHash`, taken by a wait's watch, by a read-only host task's check, by the program's
  *   `toHost()`, or when a fence ends); the first acquisition of `b` after a fence compares it
  *   (memory.ts, `checkProgramWrites`) and, where it changed, copies the host array in again.
+ *
+ * Large arrays are hashed on a worker when a send or the task's end settles them: until the
+ * verdict is in, `b.hostCheck` is pending; a device task acquiring `b` waits for it, a kernel of the
+ * same task using `b` judges at once, and the task's end waits for all of its own.
  */
-import type { AnyBuffer } from './buffer.js';
-import type { MemoryManager } from './memory.js';
+import type { AnyBuffer, HostCheck } from './buffer.js';
+import { OFF_THREAD_HASH_BYTES, type MemoryManager } from './memory.js';
 import type { TaskState } from './task-state.js';
 
-/** Buffers of `st`'s watch whose host data the body changed lose their device copies; the watch ends. */
+/**
+ * Buffers of `st`'s watch (those `only` accepts) whose host data the body changed lose their
+ * device copies; they leave the watch. Large ones are judged on a worker (their checks join
+ * `st.hostChecks`).
+ */
 export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b: AnyBuffer) => boolean): void {
   const w = st.hostWatch;
   if (w === undefined) return;
   for (const [b, h] of w) {
     if (only !== undefined && !only(b)) continue;
-    if (memory.hashHost(b) !== h) memory.hostWrites(b);
-    else if (memory.coherent(b)) memory.setRef(b, h);
     w.delete(b);
+    if (b.host.byteLength < OFF_THREAD_HASH_BYTES) judge(memory, b, h, memory.hashHost(b));
+    else (st.hostChecks ??= []).push(checkSoon(memory, b, h));
   }
   if (w.size === 0) st.hostWatch = undefined;
+}
+
+/** `b`, hashed `h` when watched, hashes `now`: changed, its device copies are stale; else `h` says what they hold. */
+function judge(memory: MemoryManager, b: AnyBuffer, h: bigint, now: bigint): void {
+  if (now !== h) memory.hostWrites(b);
+  else if (memory.coherent(b)) memory.setRef(b, h);
+}
+
+/** Judges `b` on a worker; `b.hostCheck` is pending until then. */
+function checkSoon(memory: MemoryManager, b: AnyBuffer, h: bigint): Promise<void> {
+  const version = b.version;
+  const check: HostCheck = {
+    hash: h, version,
+    done: memory.hashSoon(b).then((now) => {
+      if (b.hostCheck !== check) return;  // judged at once meanwhile (judgeNow)
+      b.hostCheck = undefined;
+      if (b.version === version) judge(memory, b, h, now);
+    }),
+  };
+  b.hostCheck = check;
+  return check.done;
+}
+
+/** A kernel is about to use `b` whose check is pending: judged now, on this thread. */
+export function judgeNow(memory: MemoryManager, b: AnyBuffer): void {
+  const check = b.hostCheck;
+  if (check === undefined) return;
+  b.hostCheck = undefined;
+  if (b.version === check.version) judge(memory, b, check.hash, memory.hashHost(b));
 }
 
 /** After a wait of `named` fired: those that are current on the host and still on a device are watched. */
 export function watchHostCopies(memory: MemoryManager, st: TaskState, named: readonly AnyBuffer[]): void {
   for (const b of named) {
     if (!b.hostValid || !b.copies.some((c) => c !== undefined && c.valid)) continue;
-    const h = memory.hashHost(b);
+    judgeNow(memory, b);
+    const h = memory.knownHash(b) ?? memory.hashHost(b);
     (st.hostWatch ??= new Map()).set(b, h);
     memory.setRef(b, h);
   }

@@ -25,9 +25,10 @@ export class KernelWait implements ParkableStep {
     private readonly st: TaskState,
     /** Buffers the wait names: the body may write their host arrays after it. */
     private readonly named: readonly AnyBuffer[],
-    /** Those it copies back to the host, and their versions when the copies were enqueued. */
+    /** Those it copies back to the host, their versions when the copies were enqueued, and where the copies hash them (large ones). */
     private readonly back: readonly AnyBuffer[],
     private readonly versions: readonly number[] | undefined,
+    private readonly hashes: ReadonlyArray<BigUint64Array | undefined> | undefined,
     /** Buffers the task sent before this wait (see {@link checkSend}): its queued work no longer reads them. */
     private readonly marked: AnyBuffer[] | undefined,
   ) {}
@@ -59,7 +60,7 @@ export class KernelWait implements ParkableStep {
       return;
     }
     const dev = this.st.stream.device;
-    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!);
+    for (let i = 0; i < this.back.length; i++) this.r.memory.copiedBack(this.back[i]!, dev, this.versions![i]!, this.hashes?.[i]);
     // the body may now write the host arrays while device copies stay valid: watch for that
     watchHostCopies(this.r.memory, this.st, this.named);
     this.settle(undefined);

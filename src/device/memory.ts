@@ -20,6 +20,13 @@ import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import type { Stream, StreamManager } from './streams.js';
 
+/**
+ * Host arrays from this size on are hashed off the JS thread: by the copy that moves them (the
+ * thread that copies hashes each chunk while it is in cache) or by a worker. Below it a hash
+ * costs the JS thread less than handing it to another thread.
+ */
+export const OFF_THREAD_HASH_BYTES = 1 << 20;
+
 /** What an acquisition needs of the task it pins for. */
 export interface Acquirer {
   /** Set to the stream's op count when a copy is enqueued for the task (its queued work). */
@@ -104,6 +111,8 @@ export class MemoryManager {
       return;
     }
     this.checkPinnedSet(bufs, dev, pinned, ctx);
+    const checks = this.checksBeforeAcquiring(bufs);
+    if (checks !== undefined) await checks;
     for (;;) {
       const waits: Array<Promise<void>> = [];
       const full = await this.locked(dev, () => this.tryAcquire(bufs, stream, pinned, ctx, owner, waits));
@@ -199,18 +208,22 @@ export class MemoryManager {
   /** Enqueues `b`'s host data into `c` on `stream`; the copy pins `c` until it has run. */
   private copyIn(b: AnyBuffer, c: DeviceCopy, stream: Stream, owner: Acquirer): void {
     const dev = stream.device;
+    const hash = this.copyHash(b);
+    const version = b.version;
     // a failed copy fails the task at its next wait: told from the completion batch, before that wait fires
     const ready = this.streams.copy(stream, 'H', c.handle, b.host, b.bytes, true, (e) => {
       owner.failure ??= e;
       c.valid = false;
       this.lostCopy(b);
-    })!;
+    }, hash)!;
     c.pins++;
     owner.lastOp = stream.ops;
     this.counters[dev]!.h2d_bytes += b.bytes;
     c.ready = ready;
     ready.then(() => {
       if (c.ready === ready) c.ready = undefined;
+      // unwritten since it was enqueued, the host array still equals the copy the op made
+      if (hash !== undefined && b.version === version && b.hostValid) this.setRef(b, hash[0]!);
       this.unpin(c, dev);
     }, () => {
       if (c.ready === ready) c.ready = undefined;
@@ -313,6 +326,27 @@ export class MemoryManager {
   }
 
   /**
+   * The hash of `b.host` as it is now, where known without hashing: the host copy is current and
+   * unwritten since the hash was taken, and the program's writes since the last fence were checked
+   * for (or a copy home this phase wrote over them). A body's writes after a wait are not counted
+   * until they are settled; a watch that compares with this hash then sees the version move.
+   */
+  knownHash(b: AnyBuffer): bigint | undefined {
+    return b.refVersion === b.version && b.checkedPhase === this.phase && b.hostValid && !b.scratch ? b.refHash : undefined;
+  }
+
+  /** Where a copy of `b` should hash the bytes it moves: a slot for large arrays, else none. */
+  copyHash(b: AnyBuffer): BigUint64Array | undefined {
+    return b.bytes >= OFF_THREAD_HASH_BYTES ? new BigUint64Array(1) : undefined;
+  }
+
+  /** {@link hashHost}, off the JS thread for large arrays: the caller keeps `b.host` unwritten until it settles, or checks `b.version`. */
+  hashSoon(b: AnyBuffer): Promise<bigint> {
+    if (b.host.byteLength < OFF_THREAD_HASH_BYTES) return Promise.resolve(this.hashHost(b));
+    return this.backend.native.hash64Async(b.host);
+  }
+
+  /**
    * The first acquisition of `b` in this phase: a host array that changed since the hash taken
    * when it last equalled the device copies (the program wrote it between fences, in place or
    * through a typed array of the same memory) makes the host copy the only current one.
@@ -322,6 +356,30 @@ export class MemoryManager {
     if (b.refVersion !== b.version || !this.coherent(b)) return;
     const h = this.hashHost(b);
     if (h !== b.refHash) this.hostWrites(b);
+  }
+
+  /**
+   * What an acquisition of `bufs` waits for before it takes the device lock: judgements of a
+   * body's host writes still running (host-writes.ts), and {@link checkProgramWrites} of the large
+   * arrays, hashed off the JS thread; undefined when there is nothing to wait for.
+   */
+  private checksBeforeAcquiring(bufs: readonly AnyBuffer[]): Promise<unknown> | undefined {
+    let later: Array<Promise<void>> | undefined;
+    for (const b of bufs) {
+      if (b.hostCheck !== undefined) {
+        (later ??= []).push(b.hostCheck.done);
+        continue;
+      }
+      if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_HASH_BYTES || b.refVersion !== b.version || !this.coherent(b)) continue;
+      const version = b.version;
+      (later ??= []).push(this.hashSoon(b).then((h) => {
+        // checked by another acquisition meanwhile, or written (then the host copy is current anyway)
+        if (b.checkedPhase === this.phase || b.version !== version) return;
+        b.checkedPhase = this.phase;
+        if (h !== b.refHash) this.hostWrites(b);
+      }));
+    }
+    return later === undefined ? undefined : Promise.all(later);
   }
 
   /** `toHost()` called by the program: once the host copy is current, its hash is taken while a device copy stays valid. */
@@ -358,22 +416,31 @@ export class MemoryManager {
   /**
    * Enqueues a device-to-host copy of `b` on `stream` (no wait), pinning the copy it reads; the
    * caller reports its end with {@link copiedBack} and the version returned here (-1: nothing
-   * enqueued, the host copy is current or `b` is not valid on this device).
+   * enqueued, the host copy is current or `b` is not valid on this device); with `hash` (from
+   * {@link copyHash}), the copy hashes the bytes it writes there.
    */
-  enqueueCopyBack(b: AnyBuffer, stream: Stream): number {
+  enqueueCopyBack(b: AnyBuffer, stream: Stream, hash?: BigUint64Array): number {
     const c = b.copies[stream.device];
     if (this.backend.inPlace || stream.device === this.backend.hostPlace || b.hostValid || b.scratch || c === undefined || !c.valid) return -1;
-    this.streams.copy(stream, 'D', b.host, c.handle, b.bytes, false);
+    this.streams.copy(stream, 'D', b.host, c.handle, b.bytes, false, undefined, hash);
     c.pins++;
     this.counters[stream.device]!.d2h_bytes += b.bytes;
     return b.version;
   }
 
-  /** A copy back from {@link enqueueCopyBack} has run: unpins, and the host is current unless `b` was written since. */
-  copiedBack(b: AnyBuffer, device: number, version: number): void {
+  /**
+   * A copy back from {@link enqueueCopyBack} has run: unpins, and the host is current unless `b`
+   * was written since (then the hash the copy took, if any, is what the host holds).
+   */
+  copiedBack(b: AnyBuffer, device: number, version: number, hash?: BigUint64Array): void {
     const c = b.copies[device];
     if (c !== undefined) this.unpin(c, device);
-    if (b.version === version) this.setHostValid(b);
+    if (b.version !== version) return;
+    if (hash !== undefined && !b.hostValid) {
+      this.setRef(b, hash[0]!);
+      b.checkedPhase = this.phase;
+    }
+    this.setHostValid(b);
   }
 
   /**
@@ -408,12 +475,18 @@ export class MemoryManager {
       // On the stream that last wrote the copy, so the copy is ordered after that write.
       const s = this.streams.all[c.lastStream] ?? this.streams.pick(dev);
       const version = b.version;
+      const hash = this.copyHash(b);
       c.pins++;
       this.counters[dev]!.d2h_bytes += b.bytes;
       try {
-        await this.streams.copy(s, 'D', b.host, c.handle, b.bytes, true);
+        await this.streams.copy(s, 'D', b.host, c.handle, b.bytes, true, undefined, hash);
       } finally {
         this.unpin(c, dev);
+      }
+      if (b.version === version && !b.hostValid && hash !== undefined) {
+        // the copy wrote over whatever the program had written to the stale host array
+        this.setRef(b, hash[0]!);
+        b.checkedPhase = this.phase;
       }
       if (b.version === version || b.hostValid) break;
       // written again while the copy ran: copy what is current now

@@ -51,13 +51,16 @@ export function toHostValues(memory: MemoryManager, values: readonly unknown[], 
       (terminals ??= []).push(i);
     }
   });
-  const ready = (): void => {
+  const ready = (): Promise<void> | undefined => {
     if (written !== undefined) for (const b of written) memory.hostWrites(b);
-    if (watched !== undefined) task!.deviceState = new ReadOnlyWatch(memory, watched, terminals!);
+    if (watched === undefined) return undefined;
+    const w = ReadOnlyWatch.start(memory, watched, terminals!);
+    if (w instanceof ReadOnlyWatch) {
+      task!.deviceState = w;
+      return undefined;
+    }
+    return w.then((x) => { task!.deviceState = x; });
   };
-  if (pending === undefined) {
-    ready();
-    return undefined;
-  }
+  if (pending === undefined) return ready();
   return Promise.all(pending).then(ready);
 }

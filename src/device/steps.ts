@@ -13,7 +13,7 @@ import type { Task } from '../ttg/common/model.js';
 import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
-import { hostWrittenSince, settleHostWrites } from './host-writes.js';
+import { hostWrittenSince, judgeNow, settleHostWrites } from './host-writes.js';
 import { KernelWait } from './kernel-wait.js';
 import { forEachBuffer } from './migrate.js';
 import { markQueuedRead } from './queued-reads.js';
@@ -108,6 +108,7 @@ export function noteOp(): void {
  */
 export function beforeUse(r: DeviceRuntime, b: AnyBuffer, s: Stream): void {
   const st = runningState()!;
+  if (b.hostCheck !== undefined) judgeNow(r.memory, b);
   if (st.hostWatch !== undefined) hostWrittenSince(r.memory, st, b);
   if (inPlaceAt(r.backend, s.device)) return;  // the host place's kernels read the host array itself
   const c = b.copies[s.device];
@@ -298,6 +299,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
   if (st.hostWatch !== undefined && bufs.length !== 0) settleHostWrites(r.memory, st, (b) => bufs.includes(b));
   let back: readonly AnyBuffer[] = bufs;
   let versions: number[] | undefined;
+  let hashes: Array<BigUint64Array | undefined> | undefined;
   let elsewhere: Array<Promise<void>> | undefined;
   let copied: AnyBuffer[] | undefined;
   let wait: KernelWait;
@@ -307,10 +309,12 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
       back = copied;
       versions = [];
       for (const b of bufs) {
-        const v = r.memory.enqueueCopyBack(b, s);
+        const hash = r.memory.copyHash(b);
+        const v = r.memory.enqueueCopyBack(b, s, hash);
         if (v >= 0) {
           copied.push(b);
           versions.push(v);
+          if (hash !== undefined) (hashes ??= [])[copied.length - 1] = hash;
         } else if (!b.hostValid && !b.scratch) {
           // current on another device only: it comes home from there
           const p = r.memory.toHost(b);
@@ -320,7 +324,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
     }
     // the copies home are the task's queued work (if the wait's marker cannot be enqueued, its end waits for them)
     if (back.length > 0) st.lastOp = s.ops;
-    wait = new KernelWait(r, st, bufs, back, versions, st.marked);
+    wait = new KernelWait(r, st, bufs, back, versions, hashes, st.marked);
     r.streams.notifyWhenDone(s, wait);
   } catch (e) {
     // an enqueue was refused (E_DEVICE, thrown into the body): no wait reports the copies home

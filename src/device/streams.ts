@@ -271,14 +271,16 @@ export class StreamManager {
   /**
    * Copies `bytes` from `src` to `dst` on stream `s` ('H': host to device, 'D': device to host);
    * with `notify`, returns a promise settled when it has run (`onFail`: told at once if it failed).
+   * With `hash`, the copy writes the hash of the bytes it moved there (native `hash64`), where it runs.
    */
-  copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean, onFail?: (e: TtgError) => void): Promise<void> | undefined {
+  copy(s: Stream, dir: 'H' | 'D', dst: Operand, src: Operand, bytes: number, notify: boolean, onFail?: (e: TtgError) => void,
+    hash?: BigUint64Array): Promise<void> | undefined {
     const id = notify ? this.nextId++ : 0;
     const p = notify ? this.promiseFor(id, onFail) : undefined;
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
     try {
-      this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, null, 0, null, bytes, stamps === undefined ? id : 0);
+      this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, hash ?? null, 0, null, bytes, stamps === undefined ? id : 0);
       s.ops++;
       this.enqueued++;
       // the cuda backend stages a copy in on the calling thread (native/src/cuda_backend.cu)

@@ -17,14 +17,16 @@ import { Placing, TaskState } from './task-state.js';
  * task's pins and stream load are released once everything it enqueued has run; a body that
  * returned without waiting for its last ops is finished later (`then`), so no fence ends and no
  * memory is freed under a running kernel. True when it deferred. A host task's read-only inputs
- * are checked for writes (throws E_READ_ONLY).
+ * are checked for writes (throws E_READ_ONLY, or defers when a large one is hashed on a worker).
  */
 export function endDeviceTask(task: Task, then: (task: Task, error?: unknown) => void): boolean {
   const st = task.deviceState as TaskState | ReadOnlyWatch | Placing | undefined;
   task.deviceState = undefined;
   if (st instanceof ReadOnlyWatch) {
-    st.check(task);
-    return false;
+    const checked = st.check(task);
+    if (checked === undefined) return false;
+    checked.then(() => then(task), (e: unknown) => then(task, e));
+    return true;
   }
   if (st instanceof Placing) {
     st.ended = true;
@@ -33,7 +35,11 @@ export function endDeviceTask(task: Task, then: (task: Task, error?: unknown) =>
   const r = deviceRuntime();
   if (st === undefined || r === undefined) return false;
   settleHostWrites(r.memory, st);
-  return finish(r, st, task.tt, (e) => then(task, e));
+  const checks = st.hostChecks;
+  st.hostChecks = undefined;
+  const done = (e?: TtgError): void => then(task, e);
+  // its pins hold until the judgements are in: the device copies they judge stay allocated
+  return checks === undefined ? finish(r, st, task.tt, done) : finishAfter(Promise.all(checks), r, st, task.tt, done);
 }
 
 /**
@@ -55,23 +61,26 @@ export function abandonDeviceTask(task: Task): void {
 
 /** Ends `st` once its acquisition has settled and its queued work has run; true when that is later (then `done`). */
 function finish(r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void): boolean {
-  if (st.acquiring !== undefined) {
-    const after = (): void => {
-      try {
-        if (!finish(r, st, tt, done)) done();
-      } catch (e) {
-        done(e as TtgError);  // the task fails, not hangs
-      }
-    };
-    st.acquiring.then(after, after);
-    return true;
-  }
+  if (st.acquiring !== undefined) return finishAfter(st.acquiring, r, st, tt, done);
   if (!st.active) return false;
   if (st.lastOp <= st.waitedOps) {
     release(r, st, tt);
     return false;
   }
   endMarker(r, st, tt, done, undefined, 0);
+  return true;
+}
+
+/** {@link finish} once `first` has settled, however: always later. */
+function finishAfter(first: PromiseLike<unknown>, r: DeviceRuntime, st: TaskState, tt: TTImpl, done: (e?: TtgError) => void): true {
+  const after = (): void => {
+    try {
+      if (!finish(r, st, tt, done)) done();
+    } catch (e) {
+      done(e as TtgError);  // the task fails, not hangs
+    }
+  };
+  first.then(after, after);
   return true;
 }
 

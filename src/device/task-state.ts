@@ -41,6 +41,8 @@ export class TaskState implements ReadyStep, Acquirer {
   copiesHome: AnyBuffer[] | undefined = undefined;
   /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
   hostWatch: Map<AnyBuffer, bigint> | undefined = undefined;
+  /** Judgements of large watched buffers running on workers: the task ends after them (host-writes.ts). */
+  hostChecks: Array<Promise<void>> | undefined = undefined;
   /**
    * Buffers listed in the task's input() steps: pinned on the device on backends with their own
    * memory; on the host backend only recorded, so that a kernel on an unlisted buffer fails there too.

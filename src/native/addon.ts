@@ -312,7 +312,9 @@ export interface NativeAddon {
   /**
    * Enqueues one op (native/src/device_op.h) on global stream `stream`. Memory operands are
    * handles, host TypedArrays, or null. `notify` 0 means no report; otherwise the id is passed to
-   * `onDone` once the op (and so every earlier op of the stream) has run.
+   * `onDone` once the op (and so every earlier op of the stream) has run. A copy's `p2`, when a
+   * host BigUint64Array, receives the {@link NativeAddon.hash64} of the bytes it copied, computed
+   * where the copy runs (before its completion is reported).
    */
   devOp(stream: number, kind: number, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
     p0: number | ArrayBufferView | null, lda: number, p1: number | ArrayBufferView | null, ldb: number,
@@ -338,11 +340,13 @@ export interface NativeAddon {
    * chunks, hashed on up to 8 of the process's cores.
    */
   hash64(view: ArrayBufferView): bigint;
+  /** {@link NativeAddon.hash64} on a worker thread; the caller keeps the view unwritten until it settles. */
+  hash64Async(view: ArrayBufferView): Promise<bigint>;
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64', 'hash64Async',
 ];
 
 let cached: NativeAddon | null | undefined;

@@ -47,6 +47,7 @@ const RUNS: Run[] = [
   { suite: 'stress', device: 'host:::2' },
   { suite: 'fault-stress', device: 'emulated:2:48KiB:2' },
   { suite: 'fault-stress', device: 'host:::2' },
+  { suite: 'large-buffers', device: 'emulated:1:64MiB:2' },
 ];
 
 /**
@@ -64,6 +65,7 @@ const CUDA_RUNS: Run[] = [
   { suite: 'hostile-more', device: 'cuda:1:512KiB:2' },
   { suite: 'stress', device: 'cuda:1:32KiB:2' },
   { suite: 'fault-stress', device: 'cuda:1:48KiB:2' },
+  { suite: 'large-buffers', device: 'cuda:1:64MiB:2' },
 ];
 if ((loadNative()?.devInfo().cuda_devices ?? 0) > 0) RUNS.push(...CUDA_RUNS);
 

@@ -64,6 +64,17 @@ describe('POTRF example', function () {
     }
   });
 
+  // issue 57, item 2: tiles of 1 MiB and more are hashed where their copies run or on workers
+  it('hashes no byte of tiles of 1 MiB or more on the JS thread, on 1 and 2 ranks (emulated)', () => {
+    const args = ['--n', '1138', '--nb', '384', '--backend', 'emulated'];   // 3x3 tiles of 1.04 to 1.13 MiB, the last ragged
+    const one = single([...args, '--iters', '2']);
+    expect(one).to.include({ ranks: 1, ok: true, js_hashed_mib: 0, js_staged_mib: 0 });
+    expect(one.residual).to.be.below(60);
+    const run = mpirun(2, MAIN, [...args, '--check', '--json']);
+    expect(run.status, run.output).to.equal(0);
+    expect(parse(run.stdout)).to.include({ ranks: 2, ok: true, js_hashed_mib: 0, js_staged_mib: 0 });
+  });
+
   it('runs on the emulated backend with device memory below the matrix size (2 devices)', () => {
     // 400^2 doubles = 1.28 MB; each device gets 256 KiB, so tiles must be evicted and reloaded
     const r = single(['--n', '400', '--nb', '48', '--backend', 'emulated', '--devices', '2', '--memory', String(256 * 1024)]);
