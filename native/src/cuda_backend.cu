@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,7 +64,75 @@ struct HostStep {
   std::string error;         // an earlier op of the stream failed: report this instead of success
 };
 
+// A copy of host bytes into pinned staging that the stager thread runs (TTG_OP_COPY 'H' with
+// f[1] 'w': JS only enqueues), with its hash where JS asked; the stream waits for it (wait_staged).
+struct StageJob {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t bytes = 0;
+  uint64_t* hash_out = nullptr;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+
+  void run() {
+    if (hash_out != nullptr) *hash_out = ttg::copy_and_hash(dst, src, bytes, kCopyThreads);
+    else ttg::copy_in_chunks(dst, src, bytes, kCopyThreads);
+    std::lock_guard<std::mutex> lk(mu);
+    done = true;
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [this] { return done; });
+  }
+};
+
+// The thread that stages large copies in, in the order they were enqueued.
+struct Stager {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::shared_ptr<StageJob>> q;
+  bool stopping = false;
+  std::thread th;
+
+  void start() {
+    stopping = false;
+    th = std::thread([this] {
+      ttg::name_this_thread("ttg-cuda-stage");
+      for (;;) {
+        std::shared_ptr<StageJob> job;
+        {
+          std::unique_lock<std::mutex> lk(mu);
+          cv.wait(lk, [this] { return stopping || !q.empty(); });
+          if (q.empty()) return;  // stopping, and every job queued has run
+          job = std::move(q.front());
+          q.pop_front();
+        }
+        job->run();
+      }
+    });
+  }
+  void push(std::shared_ptr<StageJob> job) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      q.push_back(std::move(job));
+    }
+    cv.notify_one();
+  }
+  // Runs what is queued, then joins.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      stopping = true;
+    }
+    cv.notify_all();
+    if (th.joinable()) th.join();
+  }
+};
+
 struct State {
+  Stager stager;
   std::vector<cudaStream_t> streams;
   std::vector<ttg::VendorStream*> vendor;  // per stream; nullptr: our kernels
   int per_device = 1;
@@ -120,6 +189,14 @@ using StepPtr = std::unique_ptr<HostStep, Discard>;
 
 void report(uint64_t notify, const char* error) {
   if (notify != 0 && g.done != nullptr) g.done(notify, error, g.ctx);
+}
+
+// The stream reached a large copy in: it waits until the stager has filled the staging buffer.
+// (Host functions may block; others queued meanwhile wait at most for the jobs ahead of it.)
+void CUDART_CB wait_staged(void* data) {
+  auto* job = static_cast<std::shared_ptr<StageJob>*>(data);
+  (*job)->wait();
+  delete job;
 }
 
 void CUDART_CB host_step(void* data) {
@@ -204,7 +281,31 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
     step();
     h->staging = staging;
     h->bytes = op.bytes;
-    if (op.f[0] == 'H') {
+    if (op.f[0] == 'H' && op.f[1] == 'w') {
+      // Staged by the stager thread; the host data stays as it is until the copy's completion
+      // (JS keeps it so). The stream waits for the staging, then the DMA runs from pinned memory.
+      auto job = std::make_shared<StageJob>();
+      job->dst = staging;
+      job->src = op.p[1];
+      job->bytes = op.bytes;
+      job->hash_out = static_cast<uint64_t*>(op.p[2]);
+      g.stager.push(job);
+      // an error below discards the staging buffer: the stager must be done with it first
+      struct WaitOnError {
+        StageJob* job;
+        bool armed = true;
+        ~WaitOnError() { if (armed) job->wait(); }
+      } guard{job.get()};
+      auto* held = new std::shared_ptr<StageJob>(job);
+      const cudaError_t e = cudaLaunchHostFunc(s, wait_staged, held);
+      if (e != cudaSuccess) {
+        delete held;
+        std::snprintf(err, errlen, "cudaLaunchHostFunc(wait_staged): %s", cudaGetErrorString(e));
+        return 1;
+      }
+      TTG_CUDA_ERR(cudaMemcpyAsync(op.p[0], staging, op.bytes, cudaMemcpyHostToDevice, s), err, errlen);
+      guard.armed = false;
+    } else if (op.f[0] == 'H') {
       // The host data is valid now (JS checked); staging it here lets the DMA run from pinned memory.
       if (op.p[2] != nullptr) *static_cast<uint64_t*>(op.p[2]) = ttg::copy_and_hash(staging, op.p[1], op.bytes, kCopyThreads);
       else ttg::copy_in_chunks(staging, op.p[1], op.bytes, kCopyThreads);
@@ -300,6 +401,7 @@ int ttg_cuda_start(int devices, int streams_per_device, TtgCudaDone done, void* 
   }
   g.stream_error.assign(g.streams.size(), std::string());
   g.poller = std::thread(poll_loop);
+  g.stager.start();
   return 0;
 }
 
@@ -318,6 +420,7 @@ void ttg_cuda_stop(void) {
     if (i < g.vendor.size()) ttg::vendor_close(g.vendor[i]);
     cudaStreamDestroy(g.streams[i]);
   }
+  g.stager.stop();  // after the streams: a stream waiting for a staging needs the stager
   g.streams.clear();
   g.vendor.clear();
   {

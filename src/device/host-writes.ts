@@ -17,7 +17,8 @@
  * same task using `b` judges at once, and the task's end waits for all of its own.
  */
 import type { AnyBuffer, HostCheck } from './buffer.js';
-import { OFF_THREAD_HASH_BYTES, type MemoryManager } from './memory.js';
+import type { MemoryManager } from './memory.js';
+import { OFF_THREAD_BYTES } from './off-thread.js';
 import type { TaskState } from './task-state.js';
 
 /**
@@ -31,7 +32,7 @@ export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b
   for (const [b, h] of w) {
     if (only !== undefined && !only(b)) continue;
     w.delete(b);
-    if (b.host.byteLength < OFF_THREAD_HASH_BYTES) judge(memory, b, h, memory.hashHost(b));
+    if (b.host.byteLength < OFF_THREAD_BYTES) judge(memory, b, h, memory.hashHost(b));
     else (st.hostChecks ??= []).push(checkSoon(memory, b, h));
   }
   if (w.size === 0) st.hostWatch = undefined;

@@ -18,14 +18,8 @@ import type { TtgError, TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';
 import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { OFF_THREAD_BYTES } from './off-thread.js';
 import type { Stream, StreamManager } from './streams.js';
-
-/**
- * Host arrays from this size on are hashed off the JS thread: by the copy that moves them (the
- * thread that copies hashes each chunk while it is in cache) or by a worker. Below it a hash
- * costs the JS thread less than handing it to another thread.
- */
-export const OFF_THREAD_HASH_BYTES = 1 << 20;
 
 /** What an acquisition needs of the task it pins for. */
 export interface Acquirer {
@@ -337,12 +331,12 @@ export class MemoryManager {
 
   /** Where a copy of `b` should hash the bytes it moves: a slot for large arrays, else none. */
   copyHash(b: AnyBuffer): BigUint64Array | undefined {
-    return b.bytes >= OFF_THREAD_HASH_BYTES ? new BigUint64Array(1) : undefined;
+    return b.bytes >= OFF_THREAD_BYTES ? new BigUint64Array(1) : undefined;
   }
 
   /** {@link hashHost}, off the JS thread for large arrays: the caller keeps `b.host` unwritten until it settles, or checks `b.version`. */
   hashSoon(b: AnyBuffer): Promise<bigint> {
-    if (b.host.byteLength < OFF_THREAD_HASH_BYTES) return Promise.resolve(this.hashHost(b));
+    if (b.host.byteLength < OFF_THREAD_BYTES) return Promise.resolve(this.hashHost(b));
     return this.backend.native.hash64Async(b.host);
   }
 
@@ -370,7 +364,7 @@ export class MemoryManager {
         (later ??= []).push(b.hostCheck.done);
         continue;
       }
-      if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_HASH_BYTES || b.refVersion !== b.version || !this.coherent(b)) continue;
+      if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_BYTES || b.refVersion !== b.version || !this.coherent(b)) continue;
       const version = b.version;
       (later ??= []).push(this.hashSoon(b).then((h) => {
         // checked by another acquisition meanwhile, or written (then the host copy is current anyway)

@@ -34,15 +34,18 @@ export function forEachBuffer(values: readonly unknown[], visit: (b: AnyBuffer, 
  * Starts copies back for stale buffers in `values` and, for the values whose bit is set in
  * `writable` (a host task's consumable inputs), drops their buffers' device copies once the host
  * copy is current. With `task` (a host task about to run), the buffers of its other, read-only
- * inputs that have a valid device copy are watched for writes ({@link ReadOnlyWatch}).
- * Undefined when nothing had to be copied.
+ * inputs that have a valid device copy are watched for writes ({@link ReadOnlyWatch}). Buffers
+ * whose host writes are being judged are looked at once judged. Undefined when nothing had to be
+ * copied.
  */
 export function toHostValues(memory: MemoryManager, values: readonly unknown[], writable: number, task?: Task): Promise<void> | undefined {
   let pending: Array<Promise<void>> | undefined;
   let written: AnyBuffer[] | undefined;
   let watched: AnyBuffer[] | undefined;
   let terminals: number[] | undefined;
+  let judging: Array<Promise<void>> | undefined;
   forEachBuffer(values, (b, i) => {
+    if (b.hostCheck !== undefined) (judging ??= []).push(b.hostCheck.done);
     const p = memory.toHost(b);
     if (p !== undefined) (pending ??= []).push(p);
     if ((writable & (1 << i)) !== 0) (written ??= []).push(b);
@@ -51,6 +54,8 @@ export function toHostValues(memory: MemoryManager, values: readonly unknown[], 
       (terminals ??= []).push(i);
     }
   });
+  // a sender's host writes to a buffer are being judged (host-writes.ts): what is current where is known after
+  if (judging !== undefined) return Promise.all(judging).then(() => toHostValues(memory, values, writable, task));
   const ready = (): Promise<void> | undefined => {
     if (written !== undefined) for (const b of written) memory.hostWrites(b);
     if (watched === undefined) return undefined;

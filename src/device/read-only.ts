@@ -13,7 +13,8 @@
 import type { Task } from '../ttg/common/model.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
-import { OFF_THREAD_HASH_BYTES, type MemoryManager } from './memory.js';
+import type { MemoryManager } from './memory.js';
+import { OFF_THREAD_BYTES } from './off-thread.js';
 
 /** The read-only buffers of one host task with their hashes; kept in `task.deviceState` while it runs. */
 export class ReadOnlyWatch {
@@ -37,7 +38,7 @@ export class ReadOnlyWatch {
       const b = bufs[j]!;
       const known = memory.knownHash(b);
       if (known !== undefined) hashes.push(known);
-      else if (b.host.byteLength < OFF_THREAD_HASH_BYTES) hashes.push(memory.hashHost(b));
+      else if (b.host.byteLength < OFF_THREAD_BYTES) hashes.push(memory.hashHost(b));
       else {
         hashes.push(0n);
         (later ??= []).push(memory.hashSoon(b).then((h) => { hashes[j] = h; }));
@@ -57,7 +58,7 @@ export class ReadOnlyWatch {
     for (let j = 0; j < this.bufs.length; j++) {
       const b = this.bufs[j]!;
       if (b.version !== this.versions[j]) continue;
-      if (b.host.byteLength >= OFF_THREAD_HASH_BYTES) {
+      if (b.host.byteLength >= OFF_THREAD_BYTES) {
         (later ??= []).push(this.memory.hashSoon(b).then((h) => this.verdict(task, j, h)));
         continue;
       }

@@ -9,6 +9,7 @@ import { streamTid, tracer, type TraceSink as Tracer } from '../ttg/common/trace
 import type { Backend } from './backend.js';
 import type { AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
+import { OFF_THREAD_BYTES } from './off-thread.js';
 import type { InputResult } from './steps.js';
 
 /** Op kinds of native/src/device_op.h (part of the JS <-> native contract). */
@@ -78,7 +79,7 @@ export class StreamManager {
   readonly all: Stream[] = [];
   /** Ops enqueued (kernels, copies, program calls, completion markers; not trace stamps). */
   enqueued = 0;
-  /** Bytes the JS thread copies into pinned staging as it enqueues a copy to a CUDA device. */
+  /** Bytes the JS thread copies into pinned staging as it enqueues a copy to a CUDA device (large ones go to the stager thread). */
   stagedBytes = 0;
   /** Streams of each device. */
   readonly byDevice: Stream[][] = [];
@@ -280,11 +281,12 @@ export class StreamManager {
     const tr = tracer;
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, dir === 'H' ? 'copy H2D' : 'copy D2H', { bytes });
     try {
-      this.backend.native.devOp(s.id, OpKind.Copy, dir, 0, 0, 0, 0, 0, dst, 0, src, 0, hash ?? null, 0, null, bytes, stamps === undefined ? id : 0);
+      // a large copy in to a CUDA device is staged by its stager thread ('w'), a small one here
+      const worker = dir === 'H' && bytes >= OFF_THREAD_BYTES;
+      this.backend.native.devOp(s.id, OpKind.Copy, worker ? 'Hw' : dir, 0, 0, 0, 0, 0, dst, 0, src, 0, hash ?? null, 0, null, bytes, stamps === undefined ? id : 0);
       s.ops++;
       this.enqueued++;
-      // the cuda backend stages a copy in on the calling thread (native/src/cuda_backend.cu)
-      if (dir === 'H' && this.backend.name === 'cuda') this.stagedBytes += bytes;
+      if (dir === 'H' && !worker && this.backend.name === 'cuda') this.stagedBytes += bytes;
       // the end stamp carries the notify id, so the copy's waiter sees its end time recorded
       if (stamps !== undefined) this.stampAt(s, stamps, 1, id);
     } catch (e) {

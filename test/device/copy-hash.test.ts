@@ -39,7 +39,7 @@ for (const n of [1, 7, 4096, MiB - 1, MiB, MiB + 1, 3 * MiB + 5]) {
     const want = native.hash64(host);
     const h = native.devAlloc(0, n);
     const into = new BigUint64Array(1), back = new BigUint64Array(1);
-    await copy(n % 2, 'H', h, host, n, into);
+    await copy(n % 2, at === 0 ? 'H' : 'Hw', h, host, n, into);   // 'w': staged by a worker on CUDA, the same on the pool
     const home = new Uint8Array(n + 8).subarray(5, 5 + n);
     await copy(1 - (n % 2), 'D', home, h, n, back);
     native.devFree(h);
