@@ -424,17 +424,20 @@ export class MemoryManager {
 
   /**
    * A copy back from {@link enqueueCopyBack} has run: unpins, and the host is current unless `b`
-   * was written since (then the hash the copy took, if any, is what the host holds).
+   * was written since (then the hash the copy took, if any, is the host's reference).
    */
   copiedBack(b: AnyBuffer, device: number, version: number, hash?: BigUint64Array): void {
     const c = b.copies[device];
     if (c !== undefined) this.unpin(c, device);
     if (b.version !== version) return;
-    if (hash !== undefined && !b.hostValid) {
-      this.setRef(b, hash[0]!);
-      b.checkedPhase = this.phase;
-    }
+    if (hash !== undefined && !b.hostValid) this.cameHome(b, hash[0]!);
     this.setHostValid(b);
+  }
+
+  /** A copy home that hashed what it wrote (`h`) made the stale host array current. */
+  private cameHome(b: AnyBuffer, h: bigint): void {
+    this.setRef(b, h);
+    b.checkedPhase = this.phase;  // it wrote over whatever the program had written to the stale array
   }
 
   /**
@@ -477,11 +480,7 @@ export class MemoryManager {
       } finally {
         this.unpin(c, dev);
       }
-      if (b.version === version && !b.hostValid && hash !== undefined) {
-        // the copy wrote over whatever the program had written to the stale host array
-        this.setRef(b, hash[0]!);
-        b.checkedPhase = this.phase;
-      }
+      if (b.version === version && !b.hostValid && hash !== undefined) this.cameHome(b, hash[0]!);
       if (b.version === version || b.hostValid) break;
       // written again while the copy ran: copy what is current now
       dev = b.copies.findIndex((o) => o !== undefined && o.valid);
