@@ -25,6 +25,12 @@
 namespace ttg {
 namespace {
 
+// A device address is handle << kOffsetBits | offset: one number, exact in a double while handles
+// stay below kMaxHandle (2^53 / 2^32).
+constexpr int kOffsetBits = 32;
+constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
+constexpr std::uint64_t kMaxHandle = std::uint64_t{1} << (53 - kOffsetBits);
+
 struct Alloc {
   void* p;
   std::size_t bytes;
@@ -139,7 +145,8 @@ void require_started(Napi::Env env, const char* what) {
   }
 }
 
-// A memory operand: a device handle (number), host memory (a TypedArray), or none (null).
+// A memory operand: a device address (number: an allocation's handle·2^32 plus an offset into
+// it, so that JS may carve an allocation into blocks), host memory (a TypedArray), or none (null).
 // `what` names the argument in errors, e.g. "devOp: p0". One typeof per operand: this runs for
 // every operand of every op.
 void* operand(Napi::Value v, const char* what) {
@@ -147,10 +154,13 @@ void* operand(Napi::Value v, const char* what) {
   NAPI_THROW_IF_FAILED(v.Env(), napi_typeof(v.Env(), v, &t), nullptr);
   if (t == napi_null || t == napi_undefined) return nullptr;
   if (t == napi_number) {
-    const auto h = static_cast<std::uint64_t>(v.As<Napi::Number>().DoubleValue());
-    auto it = R().allocs.find(h);
-    if (it == R().allocs.end()) throw Napi::Error::New(v.Env(), std::string("ttg_native.") + what + ": no allocation " + std::to_string(h));
-    return it->second.p;
+    const auto a = static_cast<std::uint64_t>(v.As<Napi::Number>().DoubleValue());
+    const std::uint64_t off = a & kOffsetMask;
+    auto it = R().allocs.find(a >> kOffsetBits);
+    if (it == R().allocs.end() || (off != 0 && off >= it->second.bytes)) {
+      throw Napi::Error::New(v.Env(), std::string("ttg_native.") + what + ": no allocation at " + std::to_string(a));
+    }
+    return static_cast<char*>(it->second.p) + off;
   }
   return view_span(v, what).data;
 }
@@ -200,6 +210,7 @@ Napi::Value DevInfo(const Napi::CallbackInfo& info) {
   o["cuda_devices"] = count;
   o["cuda_error"] = std::string(err);
   o["cuda_kernels"] = std::string(ttg_cuda_kernels());
+  o["allocations"] = static_cast<double>(R().allocs.size());
   return o;
 }
 
@@ -278,15 +289,21 @@ Napi::Value DevAlloc(const Napi::CallbackInfo& info) {
     p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   }
   if (p == nullptr) return env.Null();
-  const std::uint64_t h = ++r.next_handle;
+  // Handles wrap after 2^21 allocations (skipping live ones): the pool makes few, so a reused
+  // handle would take a stale address of a program that ran millions of them.
+  do {
+    if (++r.next_handle >= kMaxHandle) r.next_handle = 1;
+  } while (r.allocs.count(r.next_handle) != 0);
+  const std::uint64_t h = r.next_handle;
   r.allocs.emplace(h, Alloc{p, bytes, dev});
-  return Napi::Number::New(env, static_cast<double>(h));
+  return Napi::Number::New(env, static_cast<double>(h << kOffsetBits));
 }
 
 Napi::Value DevFree(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DeviceRuntime& r = R();
-  auto it = r.allocs.find(static_cast<std::uint64_t>(info[0].ToNumber().DoubleValue()));
+  const auto a = static_cast<std::uint64_t>(info[0].ToNumber().DoubleValue());
+  auto it = (a & kOffsetMask) == 0 ? r.allocs.find(a >> kOffsetBits) : r.allocs.end();  // a block inside is not freed alone
   if (it != r.allocs.end()) {
     free_alloc(r, it->second);
     r.allocs.erase(it);

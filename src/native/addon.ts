@@ -196,6 +196,8 @@ export interface NativeDeviceInfo {
    * tile kernels and why (empty until the cuda backend first started).
    */
   cuda_kernels: string;
+  /** Device allocations alive now (devAlloc'd, not yet devFree'd nor freed by devStop). */
+  allocations: number;
 }
 
 /**
@@ -305,9 +307,13 @@ export interface NativeAddon {
   devStart(kind: 'pool' | 'cuda', streams: number, devices: number, onDone: DeviceDoneCallback, slowdown?: Float64Array, host?: number): void;
   /** Waits for every stream to drain, stops them and frees all device memory. Idempotent. */
   devStop(): void;
-  /** Allocates `bytes` on `device`; returns a handle, or null when the device is out of memory. */
+  /**
+   * Allocates `bytes` on `device`; returns its address, or null when the device is out of memory.
+   * An address is `handle·2^32`; `address + offset` (offset < bytes, < 2^32) is an operand too, so a
+   * device memory pool carves one allocation into blocks (src/device/pool.ts).
+   */
   devAlloc(device: number, bytes: number): number | null;
-  /** Frees a handle from {@link NativeAddon.devAlloc}. */
+  /** Frees an allocation by the address {@link NativeAddon.devAlloc} returned (an address inside it frees nothing). */
   devFree(handle: number): void;
   /**
    * Enqueues one op (native/src/device_op.h) on global stream `stream`. Memory operands are
