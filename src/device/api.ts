@@ -108,8 +108,14 @@ export interface DeviceStats {
   d2h_bytes: number;
   /** Kernels enqueued. */
   kernels: number;
-  /** Bytes of device memory in use. */
+  /** Bytes of device memory in use: the bytes of the buffers with a copy here. */
   used_bytes: number;
+  /**
+   * Bytes of device memory the memory pool holds (its slabs, free blocks included; 0 for the host
+   * place). At most `capacity`, except by free blocks that slabs still in use keep when copies of
+   * another size need the room.
+   */
+  pool_bytes: number;
   /** Bytes of the copies that running tasks or queued copies pin (0 once the place is idle). */
   pinned_bytes: number;
   /** Device capacity in bytes (Infinity for host). */
@@ -121,7 +127,7 @@ export interface DeviceStats {
 }
 
 /** What {@link stats} returns: totals plus `per_device`. */
-export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
+export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pool_bytes' | 'pinned_bytes' | 'capacity' | 'place' | 'tasks' | 'busy_ms'> {
   /** `host`, `emulated`, `cuda`, or `off`. */
   backend: string;
   /** Ops enqueued on all streams: kernels, copies, program kernel calls, completion markers. */
@@ -130,8 +136,10 @@ export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' |
   js_hashed_bytes: number;
   /** Bytes the JS thread copied into pinned staging for copies to a device (cuda). */
   js_staged_bytes: number;
-  /** Device allocations made. */
+  /** Native device allocations made (cudaMalloc on cuda): the memory pool's slabs, each carved into blocks for copies. */
   allocations: number;
+  /** Copies placed in a block the memory pool already held (freed by an eviction, or carved earlier): no native allocation. */
+  reused: number;
   /** Number of devices. */
   devices: number;
   /** Streams per device. */
@@ -143,15 +151,15 @@ export interface Stats extends Omit<DeviceStats, 'used_bytes' | 'pinned_bytes' |
 /** Counters since the backend started (tests and benchmarks). */
 export function stats(): Stats {
   const r = deviceRuntime();
-  if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, ops: 0, js_hashed_bytes: 0, js_staged_bytes: 0, allocations: 0, per_device: [] };
+  if (r === undefined) return { backend: 'off', devices: 0, streams: 0, evictions: 0, h2d_bytes: 0, d2h_bytes: 0, kernels: 0, ops: 0, js_hashed_bytes: 0, js_staged_bytes: 0, allocations: 0, reused: 0, per_device: [] };
   const per = r.memory.counters.map((c, d): DeviceStats => ({
-    place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, pinned_bytes: r.memory.pinnedBytes(d), capacity: r.backend.capacity[d]!,
+    place: d === r.backend.hostPlace ? 'host' : 'device', ...c, used_bytes: r.memory.used[d]!, pool_bytes: r.memory.pool.reserved[d]!, pinned_bytes: r.memory.pinnedBytes(d), capacity: r.backend.capacity[d]!,
   }));
   const sum = (k: 'evictions' | 'h2d_bytes' | 'd2h_bytes' | 'kernels') => per.reduce((a, c) => a + c[k], 0);
   return {
     backend: r.backend.name, devices: r.backend.devices, streams: r.backend.streamsPerDevice,
     evictions: sum('evictions'), h2d_bytes: sum('h2d_bytes'), d2h_bytes: sum('d2h_bytes'), kernels: sum('kernels'),
-    ops: r.streams.enqueued, js_hashed_bytes: r.memory.hashedBytes, js_staged_bytes: r.streams.stagedBytes, allocations: r.memory.allocations, per_device: per,
+    ops: r.streams.enqueued, js_hashed_bytes: r.memory.hashedBytes, js_staged_bytes: r.streams.stagedBytes, allocations: r.memory.allocations, reused: r.memory.reused, per_device: per,
   };
 }
 

@@ -19,6 +19,7 @@ import type { Backend } from './backend.js';
 import type { AnyBuffer, DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { OFF_THREAD_BYTES } from './off-thread.js';
+import { DevicePool } from './pool.js';
 import type { Stream, StreamManager } from './streams.js';
 
 /** What an acquisition needs of the task it pins for. */
@@ -61,8 +62,8 @@ export class MemoryManager {
   phase = 0;
   /** Host bytes hashed on the JS thread (read-only guards, host writes between fences). */
   hashedBytes = 0;
-  /** Device allocations made (each copy of a buffer on a device is one today). */
-  allocations = 0;
+  /** Where the copies' device memory comes from: blocks of slabs, reused after eviction (pool.ts). */
+  readonly pool: DevicePool;
   /** Copies per device in least-recently-used order (Map keeps insertion order). */
   private readonly lru: Array<Map<AnyBuffer, true>>;
   private readonly locks: Array<Promise<void>>;
@@ -75,6 +76,17 @@ export class MemoryManager {
     this.lru = Array.from({ length: n }, () => new Map());
     this.locks = Array.from({ length: n }, () => Promise.resolve());
     this.unpinWaiters = Array.from({ length: n }, () => []);
+    this.pool = new DevicePool(backend.native, backend.capacity);
+  }
+
+  /** Native device allocations made (slabs: pool.ts). */
+  get allocations(): number {
+    return this.pool.counters.allocations;
+  }
+
+  /** Copies placed in device memory the pool already held: no native allocation. */
+  get reused(): number {
+    return this.pool.counters.reused;
   }
 
   /** Bytes of the copies on `device` that something pins. */
@@ -459,10 +471,11 @@ export class MemoryManager {
     await Promise.all(ps);
   }
 
-  /** Forgets every device copy (their memory is freed by the native stop). */
+  /** Forgets every device copy and the pool's slabs (their memory is freed by the native stop). */
   forgetAll(): void {
     for (const m of this.lru) for (const b of m.keys()) { b.copies = []; b.hostValid = true; b.refVersion = -1; }
     for (const m of this.lru) m.clear();
+    this.pool.clear();
     this.offHost = 0;
     this.copies = 0;
   }
@@ -499,9 +512,8 @@ export class MemoryManager {
     const cap = this.backend.capacity[dev]!;
     for (;;) {
       if (this.used[dev]! + b.bytes <= cap) {
-        const h = this.backend.native.devAlloc(dev, b.bytes);
+        const h = this.pool.take(dev, b.bytes);
         if (h !== null) {
-          this.allocations++;
           const c: DeviceCopy = { handle: h, valid: false, pins: 0, ready: undefined, lastStream: -1 };
           b.copies[dev] = c;
           this.used[dev]! += b.bytes;
@@ -509,7 +521,8 @@ export class MemoryManager {
           this.lru[dev]!.set(b, true);
           return c;
         }
-        // The real allocator disagrees with our accounting (CUDA fragmentation): evict more,
+        // The real allocator disagrees with our accounting (other processes, CUDA's own use; the
+        // pool has freed its empty slabs): evict more,
         // or wait for pins to drop; with nothing pinned, waiting would never help.
         if (this.victim(dev) === undefined && !this.anyPinned(dev)) throw DeviceErrors.allocFailed(dev, b.bytes, ctx);
       }
@@ -539,7 +552,7 @@ export class MemoryManager {
     const onlyCopy = c.valid && !b.hostValid && !b.scratch && !b.copies.some((o, d) => d !== dev && o !== undefined && o.valid);
     if (onlyCopy) await this.toHost(b);
     if (c.pins !== 0 || b.copies[dev] !== c) return;
-    this.backend.native.devFree(c.handle!);
+    this.pool.give(c.handle!);
     b.copies[dev] = undefined;
     this.lostCopy(b);
     this.used[dev]! -= b.bytes;
