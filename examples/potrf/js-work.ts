@@ -1,7 +1,8 @@
 /**
  * What the JS thread does for the devices over timed factorizations (issue 57): bytes it hashes
- * and stages, device allocations, ops enqueued, and its busy share (the event loop's
- * utilization), summed over the runs between {@link JsWork.begin} and {@link JsWork.end}.
+ * and stages, native device allocations and copies placed in blocks the memory pool already held
+ * (`reused`), ops enqueued, and its busy share (the event loop's utilization), summed over the
+ * runs between {@link JsWork.begin} and {@link JsWork.end}.
  */
 import * as ttg from 'ttg';
 
@@ -10,6 +11,7 @@ export class JsWork {
   private hashed = 0;
   private staged = 0;
   private allocations = 0;
+  private reused = 0;
   private ops = 0;
   private activeMs = 0;
   private idleMs = 0;
@@ -27,6 +29,7 @@ export class JsWork {
     this.hashed += s1.js_hashed_bytes - s0.js_hashed_bytes;
     this.staged += s1.js_staged_bytes - s0.js_staged_bytes;
     this.allocations += s1.allocations - s0.allocations;
+    this.reused += s1.reused - s0.reused;
     this.ops += s1.ops - s0.ops;
     this.activeMs += elu.active;
     this.idleMs += elu.idle;
@@ -39,7 +42,7 @@ export class JsWork {
     const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
     return {
       js_hashed_mib: round(this.hashed / n / 2 ** 20, 1), js_staged_mib: round(this.staged / n / 2 ** 20, 1),
-      allocations: Math.round(this.allocations / n), ops: Math.round(this.ops / n),
+      allocations: Math.round(this.allocations / n), reused: Math.round(this.reused / n), ops: Math.round(this.ops / n),
       js_busy: round(this.activeMs / Math.max(1e-9, this.activeMs + this.idleMs), 3),
       js_us_per_op: this.ops === 0 ? null : round((this.activeMs * 1000) / this.ops, 2),
     };
