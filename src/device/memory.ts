@@ -12,7 +12,9 @@
  * pinned set exceeds the device fails at once with E_DEVICE_MEMORY instead of waiting forever.
  * Every queued copy pins the copy it reads or fills until it has run, so eviction never frees
  * memory a copy still uses; every write bumps the buffer's version, so a copy that was overtaken
- * by a later write never marks its side current.
+ * by a later write never marks its side current. A copy's memory is a block of the device memory
+ * pool (pool.ts): eviction gives it back for the next copy that fits, without a native free or
+ * allocation.
  */
 import type { TtgError, TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';

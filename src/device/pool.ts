@@ -1,24 +1,25 @@
 /**
  * Device memory pool: the memory manager's copies live in blocks carved out of slabs, native
  * allocations of several blocks of one size. A copy freed by eviction gives its block back to its
- * slab; the next copy that fits in it takes it without a native allocation (cudaMalloc costs the
- * JS thread tens of microseconds and may synchronize the device). Slabs of a size grow
+ * slab; the next copy that fits in it takes it without a native allocation (on an H100 a POTRF's
+ * 560 cudaMallocs cost its JS thread 0.09 s; a cudaFree waits for the whole device). Slabs of a size grow
  * geometrically, so a run with T tiles of one size makes O(log T) native allocations before its
  * blocks are reused, instead of one per tile copy.
  *
- * Like PaRSEC's zone allocator (parsec/utils/zone_malloc.c) the memory is allocated in large
- * pieces and handed out in aligned units; unlike it, the pool does not take the whole device at
- * start (tests and programs start many backends, and the device's memory is shared with cuBLAS,
- * cuSOLVER and other processes) and does not split or merge free ranges: tiles come in few sizes,
- * so blocks of fixed sizes per slab suffice and a free block is found in O(slabs).
+ * Like PaRSEC's zone allocator (parsec/utils/zone_malloc.c: one zone per device, allocated at its
+ * start as a share of its memory, handed out in fixed units with free segments split and merged)
+ * the memory comes in large pieces; unlike it, the pool does not take the device at start (tests
+ * and programs start many backends, and the device is shared with cuBLAS, cuSOLVER and other
+ * processes) and never splits or merges: tiles come in few sizes, so blocks of one size per slab
+ * suffice, a free block is found in O(slabs), and an empty slab can go back to the device.
  *
- * Accounting. The memory manager's `used` counts the copies' bytes and decides when to evict and
- * when to wait (memory.ts); the pool keeps the native bytes it holds (`reserved`) within the
- * device's capacity when it can: it sizes new slabs to the room left, and frees empty slabs when
- * another size needs the room. Only when free blocks of other sizes sit in slabs that pinned or
- * resident copies keep alive (fragmentation) may a one-block slab take `reserved` past the capacity,
- * by at most those free blocks' bytes, so that eviction and waiting stay exactly as the copies'
- * bytes decide; a slab emptied while over the capacity is freed at once.
+ * Accounting. The memory manager's `used` counts the copies' bytes and alone decides when to evict
+ * and when to wait (memory.ts), as before the pool. The pool keeps the bytes of its slabs
+ * (`reserved`) within a budget, the capacity plus a small tolerance: it sizes new slabs to the
+ * room left, and frees empty slabs when another size needs their room. Only when free blocks of
+ * other sizes sit in slabs that resident copies keep alive (fragmentation) does a one-block slab
+ * take `reserved` past the budget, by at most those free blocks' bytes, so that eviction and
+ * waiting never depend on the layout; a slab emptied while over the budget is freed at once.
  *
  * Addresses. A native allocation is one number, `slab·2^32`; a block is that number plus its
  * offset (< 2^32), which the addon's `operand()` resolves to a pointer, so a block is an operand
