@@ -112,7 +112,7 @@ export class DevicePool {
     const minBytes = Math.min(MIN_SLAB, this.budget[device]! - cap);
     let blocks = Math.max(1, held, Math.floor(minBytes / size));
     blocks = Math.min(blocks, Math.floor(maxBytes / size), Math.floor(room / size));
-    // no room for a block (fragmentation: see the file comment): one block past the capacity
+    // no room for a block (fragmentation: see the file comment): one block past the budget
     blocks = Math.max(1, blocks);
     let base = this.native.devAlloc(device, blocks * size);
     if (base === null) {
