@@ -7,7 +7,7 @@
  * belongs to the tiles themselves (irregular sizes, operands cold from memory).
  */
 import { deviceRuntime } from '../src/device/runtime.js';
-import { OpKind } from '../src/device/streams.js';
+import { OpKind, type OpOwner } from '../src/device/streams.js';
 import { localOperands } from '../examples/bspmm/operands.js';
 import type { Plan } from '../examples/bspmm/plan.js';
 import { multiplyFlops } from '../examples/bspmm/sparse.js';
@@ -41,6 +41,8 @@ export async function replayGemms(plan: Plan): Promise<number> {
     streamOf[c] = best;
     load[best] += flops;
   }
+  // owns the replayed ops: one the addon refuses fails the replay
+  const owner: OpOwner = { failure: undefined, failureSeen: false };
   const t0 = performance.now();
   for (let k = 0; k < kt; k++) {
     for (let i = 0; i < mt; i++) {
@@ -52,10 +54,11 @@ export async function replayGemms(plan: Plan): Promise<number> {
         const c = C[i * nt + j]!;
         // straight onto the stream: the public kernels take only the buffers of a running device task
         streams.op(all[streamOf[i * nt + j]!]!, OpKind.Dgemm, 'NN', c.rows, c.cols, a.cols, 1.0, 1.0,
-          a.buf.host, a.rows, b.buf.host, b.rows, c.buf.host, c.rows, null, 0);
+          a.buf.host, a.rows, b.buf.host, b.rows, c.buf.host, c.rows, null, 0, owner);
       }
     }
   }
   await Promise.all(all.map((st) => new Promise<void>((done, fail) => streams.marker(st, (e) => (e === undefined ? done() : fail(e))))));
+  if (owner.failure !== undefined) throw owner.failure;
   return multiplyFlops(s) / ((performance.now() - t0) / 1000) / 1e9;
 }

@@ -165,9 +165,10 @@ void* operand(Napi::Value v, const char* what) {
   return view_span(v, what).data;
 }
 
-// Enqueues `op` on the pool or on CUDA and counts its completion report. True when the pool took
-// it (its worker then frees a user call after running it).
-bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
+// Counts `op` as made (TTG_FAULT_DEVOP / TTG_FAULT_DEVDONE count every op, batched or not),
+// enqueues it on CUDA, or checks its pool stream and numbers it as the pool does; counts its
+// completion report. True when it is for the pool: the caller then enqueues it there.
+bool prepare(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
   Settings& s = settings();
   if (s.fault_devop != 0 && ++s.devops_made == s.fault_devop) {
     throw Napi::Error::New(env, std::string("ttg_native.") + what + " failed (injected by TTG_FAULT_DEVOP)");
@@ -182,13 +183,20 @@ bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
     if (ttg_cuda_enqueue(&op, err, sizeof err) != 0) throw Napi::Error::New(env, std::string("ttg_native.") + what + "(cuda): " + err);
     pool = false;
   } else {
-    TtgOp local = op;
-    local.stream -= r.cuda_streams;  // the pool numbers its own streams from 0
-    if (static_cast<int>(local.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": no such stream");
-    r.pool.enqueue(local);
+    op.stream -= r.cuda_streams;  // the pool numbers its own streams from 0
+    if (static_cast<int>(op.stream) >= r.pool.streams()) throw Napi::RangeError::New(env, std::string("ttg_native.") + what + ": no such stream");
   }
   // Count before the op can complete is not needed: completions are only processed on this thread.
   if (op.notify != 0 && r.outstanding++ == 0) r.waker.ref(true);
+  return pool;
+}
+
+// Enqueues `op` on the pool or on CUDA and counts its completion report. True when the pool took
+// it (its worker then frees a user call after running it).
+bool submit(Napi::Env env, DeviceRuntime& r, TtgOp& op, const char* what) {
+  TtgOp local = op;
+  const bool pool = prepare(env, r, local, what);
+  if (pool) r.pool.enqueue(local);
   return pool;
 }
 
@@ -346,6 +354,80 @@ Napi::Value DevOp(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// Numbers per op in devOps' pack (src/device/streams.ts writes them: OP_SLOTS).
+constexpr std::size_t kOpSlots = 17;
+// Pool ops of one stream handed over together (one lock, at most one wake-up of its worker).
+constexpr std::size_t kRun = 16;
+
+// An operand slot of devOps' pack: 0 none, > 0 a device handle, < 0 host view -v - 1 of `views`.
+void* pack_operand(Napi::Env env, napi_value views, double v) {
+  if (v == 0) return nullptr;
+  if (v > 0) {
+    auto it = R().allocs.find(static_cast<std::uint64_t>(v));
+    if (it == R().allocs.end()) throw Napi::Error::New(env, "ttg_native.devOps: no allocation " + std::to_string(static_cast<std::uint64_t>(v)));
+    return it->second.p;
+  }
+  napi_value e;
+  NAPI_THROW_IF_FAILED(env, napi_get_element(env, views, static_cast<std::uint32_t>(-v - 1), &e), nullptr);
+  return view_span(Napi::Value(env, e), "devOps: view").data;
+}
+
+// devOps(pack, views, from, to): enqueues ops [from, to) of `pack`, a Float64Array of kOpSlots
+// numbers per op (stream, kind, flags as char codes, m, n, k, alpha, beta, lda, ldb, ldc, bytes,
+// notify, p0..p3), in order: one call for the ops a task makes between two points where JS must
+// know they are queued. An op refused throws an Error whose `index` is that op's: every op before
+// it is enqueued, none after it (JS decides what the refusal fails and goes on from index + 1).
+Napi::Value DevOps(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  require_started(env, "devOps");
+  DeviceRuntime& r = R();
+  Napi::Float64Array pack = info[0].As<Napi::Float64Array>();
+  napi_value views = info[1];
+  const std::uint32_t from = info[2].As<Napi::Number>().Uint32Value();
+  const std::uint32_t to = info[3].As<Napi::Number>().Uint32Value();
+  if (to > pack.ElementLength() / kOpSlots) throw Napi::RangeError::New(env, "ttg_native.devOps: past the end of the pack");
+  const double* a = pack.Data();
+  TtgOp run[kRun];
+  std::size_t queued = 0;
+  auto hand_over = [&] {
+    if (queued != 0) r.pool.enqueue(run, queued);
+    queued = 0;
+  };
+  for (std::uint32_t i = from; i < to; ++i) {
+    const double* o = a + static_cast<std::size_t>(i) * kOpSlots;
+    try {
+      TtgOp op{};
+      op.stream = static_cast<std::uint32_t>(o[0]);
+      op.kind = static_cast<std::int32_t>(o[1]);
+      // a program's kernel only through devCall: its p[0] is the call the addon made
+      if (op.kind < 0 || op.kind >= TTG_OP_KINDS || op.kind == TTG_OP_USER) throw Napi::RangeError::New(env, "ttg_native.devOps: bad op kind");
+      const auto f = static_cast<std::uint32_t>(o[2]);
+      for (int c = 0; c < 4; ++c) op.f[c] = static_cast<char>((f >> (8 * c)) & 0xff);
+      op.m = static_cast<std::int32_t>(o[3]);
+      op.n = static_cast<std::int32_t>(o[4]);
+      op.k = static_cast<std::int32_t>(o[5]);
+      op.alpha = o[6];
+      op.beta = o[7];
+      op.lda = static_cast<std::int32_t>(o[8]);
+      op.ldb = static_cast<std::int32_t>(o[9]);
+      op.ldc = static_cast<std::int32_t>(o[10]);
+      op.bytes = static_cast<std::size_t>(o[11]);
+      op.notify = static_cast<std::uint64_t>(o[12]);
+      for (int p = 0; p < 4; ++p) op.p[p] = pack_operand(env, views, o[13 + p]);
+      if (prepare(env, r, op, "devOps")) {
+        if (queued == kRun || (queued != 0 && run[0].stream != op.stream)) hand_over();
+        run[queued++] = op;
+      }
+    } catch (Napi::Error& e) {
+      hand_over();
+      e.Set("index", Napi::Number::New(env, i));
+      throw;
+    }
+  }
+  hand_over();
+  return env.Undefined();
+}
+
 // devLoadKernel(path, symbol): the id of a program's kernel function (native/include/ttg_kernel.h).
 Napi::Value DevLoadKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -471,6 +553,7 @@ void define_device_exports(Napi::Env env, Napi::Object exports) {
   exports["devAlloc"] = Napi::Function::New(env, DevAlloc, "devAlloc");
   exports["devFree"] = Napi::Function::New(env, DevFree, "devFree");
   exports["devOp"] = Napi::Function::New(env, DevOp, "devOp");
+  exports["devOps"] = Napi::Function::New(env, DevOps, "devOps");
   exports["devPoll"] = Napi::Function::New(env, DevPoll, "devPoll");
   exports["devMemInfo"] = Napi::Function::New(env, DevMemInfo, "devMemInfo");
   exports["devLoadKernel"] = Napi::Function::New(env, DevLoadKernel, "devLoadKernel");

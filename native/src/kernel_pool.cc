@@ -68,6 +68,20 @@ void KernelPool::enqueue(const TtgOp& op) {
   if (s.sleeping) s.cv.notify_one();
 }
 
+void KernelPool::enqueue(const TtgOp* ops, std::size_t n) {
+  if (n == 0) return;
+  Stream& s = *streams_.at(ops[0].stream);
+  std::lock_guard<std::mutex> lk(s.mu);
+  int work = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    s.q.push_back(ops[i]);
+    if (ops[i].kind != TTG_OP_MARKER) ++work;
+  }
+  s.queued.fetch_add(static_cast<int>(n), std::memory_order_release);
+  if (work != 0) s.work.fetch_add(work);
+  if (s.sleeping) s.cv.notify_one();
+}
+
 void KernelPool::run(Stream& s) {
   for (;;) {
     TtgOp op;

@@ -42,6 +42,9 @@ class KernelPool {
   void stop();
   int streams() const { return static_cast<int>(streams_.size()); }
   void enqueue(const TtgOp& op);
+  // Enqueues ops[0..n) on one stream (ops[0].stream) under one lock and at most one wake-up: a
+  // task's ops usually come to the addon together (devOps).
+  void enqueue(const TtgOp* ops, std::size_t n);
   // JS thread: notify ids completed since the last call, in completion order.
   std::vector<std::uint64_t> take();
   // Pushes a completion from outside the pool (the CUDA host callbacks share the batching).

@@ -4,7 +4,7 @@
  */
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { deviceRuntime } from './runtime.js';
-import { collectBuffers, currentStream, DeviceStep, noteOp, whyNotUsable, type InputResult } from './steps.js';
+import { collectBuffers, currentStream, DeviceStep, noteOp, runningTask, whyNotUsable, type InputResult } from './steps.js';
 import { devicePort } from './port.js';
 import { stepTask } from './task-context.js';
 import { DeviceErrors } from './errors.js';
@@ -92,7 +92,7 @@ export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   }
   const why = whyNotUsable(undefined, stream);
   if (why !== undefined) throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', why);
-  r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0);
+  r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0, runningTask());
   noteOp();
 }
 

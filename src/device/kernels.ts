@@ -8,7 +8,7 @@ import { inPlaceAt } from './backend.js';
 import { Buffer, type AnyBuffer } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { requireRuntime, type DeviceRuntime } from './runtime.js';
-import { beforeUse, checkWrite, noteWrite, whyNotUsable } from './steps.js';
+import { beforeUse, checkWrite, noteWrite, runningTask, whyNotUsable } from './steps.js';
 import { OpKind, Stream } from './streams.js';
 
 type Flag = string;
@@ -63,7 +63,7 @@ function vec(r: DeviceRuntime, k: string, name: string, b: unknown, s: Stream, n
 function enqueue(r: DeviceRuntime, s: Stream, out: AnyBuffer, kind: OpKind, f: string, m: number, n: number, kk: number,
   alpha: number, beta: number, p0: unknown, lda: number, p1: unknown, ldb: number, p2: unknown, ldc: number, p3: unknown): void {
   type Op = number | ArrayBufferView | null;
-  r.streams.op(s, kind, f, m, n, kk, alpha, beta, p0 as Op, lda, p1 as Op, ldb, p2 as Op, ldc, p3 as Op, 0);
+  r.streams.op(s, kind, f, m, n, kk, alpha, beta, p0 as Op, lda, p1 as Op, ldb, p2 as Op, ldc, p3 as Op, 0, runningTask());
   r.memory.markWritten(out, s);
   noteWrite(out);
   r.memory.counters[s.device]!.kernels++;

@@ -71,6 +71,7 @@ export async function finalizeDevices(): Promise<void> {
   r.memory.forgetAll();
   current = undefined;
   disabledWhy = 'the device layer was finalized';
+  r.streams.flushOps();  // ops a body packed last are queued before the streams stop
   r.backend.native.devStop();
 }
 

@@ -67,6 +67,11 @@ export function currentStream(): Stream | undefined {
   return runningState()?.stream;
 }
 
+/** The running device task, which owns the ops its body enqueues (a refused one fails it). */
+export function runningTask(): TaskState {
+  return runningState()!;
+}
+
 /** Records that a kernel of the running task writes `b` (until its next wait, it may not be sent). */
 export function noteWrite(b: AnyBuffer): void {
   const st = runningState()!;

@@ -2,6 +2,10 @@
  * Stream manager: the streams of every device, the ids that native completions report, and the
  * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
+ *
+ * Kernels and stamps are packed and handed to the addon together with the next op that must be
+ * queued at once (a copy, a marker, a program's kernel), or at the end of the microtask, in one
+ * `devOps` call (docs/design/op-packing.md).
  */
 import type { TtgError } from '../base/errors.js';
 import { devicePollUs } from '../base/settings.js';
@@ -66,6 +70,30 @@ const FEED_DEPTH = 2;
 
 type Operand = number | ArrayBufferView | null;
 
+/** Numbers per op in the pack handed to `devOps` (native/src/device_addon.cc: kOpSlots). */
+const OP_SLOTS = 17;
+/**
+ * Ops the pack holds: a full pack is handed over before the next op is packed, so a long run of
+ * kernels starts running while the body still enqueues.
+ */
+const PACK_OPS = 32;
+
+/**
+ * The task a packed op belongs to: when the addon refuses the op, which happens only once the
+ * body has gone on, the task fails with the refusal (E_DEVICE) at its next wait or its end.
+ */
+export interface OpOwner {
+  failure: TtgError | undefined;
+  failureSeen: boolean;
+}
+
+/** Flags letters as the addon reads them: one char code per byte, from the lowest. */
+function flagCode(f: string): number {
+  let c = 0;
+  for (let i = 0; i < f.length && i < 4; i++) c += f.charCodeAt(i) * 2 ** (8 * i);
+  return c;
+}
+
 /** What a notify id completes: {@link StreamManager.notifyWhenDone} calls `fire` from the batch, or `fail` when the op failed. */
 export interface Waiter {
   fire(): void;
@@ -86,6 +114,19 @@ export class StreamManager {
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
   private readonly pollUs = devicePollUs();
+  /** Ops packed for the addon and not yet handed over: OP_SLOTS numbers each (see `devOps`). */
+  private readonly pack = new Float64Array(OP_SLOTS * PACK_OPS);
+  /** Host views the packed ops name (their operand slots hold -index - 1). */
+  private readonly views: ArrayBufferView[] = [];
+  /** Per packed op, the task its refusal fails; undefined for a trace stamp (its event only is lost). */
+  private readonly owners: Array<OpOwner | undefined> = new Array<OpOwner | undefined>(PACK_OPS).fill(undefined);
+  private packed = 0;
+  private flushQueued = false;
+  /** Hands over what a body packed and did not follow with an op queued at once (an async body's await, a yielded promise). */
+  private readonly flushFn = (): void => {
+    this.flushQueued = false;
+    if (this.packed !== 0) this.flush(-1);
+  };
   /** Streams carrying fewer than FEED_DEPTH device tasks. */
   private short = 0;
   private pollQueued = false;
@@ -201,19 +242,109 @@ export class StreamManager {
     return n;
   }
 
-  /** Enqueues an op (E_DEVICE when the addon refuses it). */
+  /**
+   * Packs an op of the running task `owner`, handed to the addon with the next op queued at once or
+   * at the end of the microtask. Refused by the addon, it fails `owner` (E_DEVICE) at its next
+   * wait or its end, whose markers come after it.
+   */
   op(s: Stream, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
-    p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number): void {
+    p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number, owner: OpOwner): void {
     const tr = tracer;
     const stamps = tr === undefined || kind === OpKind.Stamp ? undefined : this.traceBefore(tr, s, OP_NAMES[kind] ?? `op ${kind}`, { m, n, k });
-    try {
-      this.backend.native.devOp(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0);
-    } catch (e) {
-      throw DeviceErrors.enqueueFailed(e);
-    }
+    this.put(s.id, kind, flags, m, n, k, alpha, beta, p0, lda, p1, ldb, p2, ldc, p3, bytes, 0, owner);
     s.ops++;
     this.enqueued++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
+    this.later();
+  }
+
+  /** Hands every packed op to the addon now (before something that must see them queued). */
+  flushOps(): void {
+    if (this.packed !== 0) this.flush(-1);
+  }
+
+  /** Packs one op (its slots as `devOps` reads them); returns its index in the pack. */
+  private put(stream: number, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
+    p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number, notify: number,
+    owner: OpOwner | undefined): number {
+    if (this.packed === PACK_OPS) this.flush(-1);
+    const i = this.packed++;
+    const a = this.pack, o = i * OP_SLOTS;
+    a[o] = stream;
+    a[o + 1] = kind;
+    a[o + 2] = flags === '' ? 0 : flagCode(flags);
+    a[o + 3] = m;
+    a[o + 4] = n;
+    a[o + 5] = k;
+    a[o + 6] = alpha;
+    a[o + 7] = beta;
+    a[o + 8] = lda;
+    a[o + 9] = ldb;
+    a[o + 10] = ldc;
+    a[o + 11] = bytes;
+    a[o + 12] = notify;
+    a[o + 13] = this.operand(p0);
+    a[o + 14] = this.operand(p1);
+    a[o + 15] = this.operand(p2);
+    a[o + 16] = this.operand(p3);
+    this.owners[i] = owner;
+    return i;
+  }
+
+  private operand(p: Operand | undefined): number {
+    if (p === null || p === undefined) return 0;
+    return typeof p === 'number' ? p : -this.views.push(p);
+  }
+
+  /** Packed ops wait at most until the end of the microtask. */
+  private later(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(this.flushFn);
+  }
+
+  /**
+   * Hands the packed ops to the addon, in order, in one call unless one is refused: the refusal of
+   * op `mine` (an op the caller must know queued) is returned; another refused op fails its owner,
+   * or, a trace stamp, loses its event (marked -1); the ops after a refused one are handed on.
+   */
+  private flush(mine: number): unknown {
+    const n = this.packed;
+    let from = 0;
+    let refused: unknown;
+    while (from < n) {
+      try {
+        this.backend.native.devOps(this.pack, this.views, from, n);
+        break;
+      } catch (e) {
+        // without an index the call failed before any op (no runtime): so does each op in turn
+        const at = (e as { index?: unknown } | null)?.index;
+        const i = typeof at === 'number' && at >= from && at < n ? at : from;
+        if (i === mine) refused = e;
+        else this.refusedOp(i, e);
+        from = i + 1;
+      }
+    }
+    this.packed = 0;
+    this.views.length = 0;
+    this.owners.fill(undefined, 0, n);
+    return refused;
+  }
+
+  private refusedOp(i: number, e: unknown): void {
+    const owner = this.owners[i];
+    if (owner === undefined) {
+      // a trace stamp: its op's event is lost, never the run
+      const v = this.pack[i * OP_SLOTS + 13]!;
+      if (v < 0) (this.views[-v - 1] as Float64Array)[0] = -1;
+      return;
+    }
+    this.enqueued--;
+    // also after a failure the body has seen: this one must still fail the task
+    if (owner.failure === undefined || owner.failureSeen) {
+      owner.failure = DeviceErrors.enqueueFailed(e);
+      owner.failureSeen = false;
+    }
   }
 
   /** Tracing: stamps the start of the next op on `s`; its end is stamped by {@link stampAt} index 1. */
@@ -231,20 +362,21 @@ export class StreamManager {
    * Enqueues trace stamp `i` of `stamps` (with `notify`, reported like a marker). A stamp the addon
    * refuses costs its op's trace event only (marked -1), never the run: the op is already queued,
    * and its task must go on to note it. A refused stamp that carries a notify id leaves it to a
-   * marker; only when that is refused too is the enqueue an error (E_DEVICE).
+   * marker; only when that is refused too is the enqueue an error (E_DEVICE). Without `notify` the
+   * stamp is packed like a kernel.
    */
   private stampAt(s: Stream, stamps: Float64Array, i: number, notify = 0): void {
-    try {
-      this.backend.native.devOp(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, stamps.subarray(i, i + 1), 0, null, 0, null, 0, null, 0, notify);
+    const at = stamps.subarray(i, i + 1);
+    if (notify === 0) {
+      this.put(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, at, 0, null, 0, null, 0, null, 0, 0, undefined);
+      this.later();
       return;
-    } catch (e) {
-      stamps[i] = -1;
-      if (notify === 0) return;
-      try {
-        this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, notify);
-      } catch {
-        throw DeviceErrors.enqueueFailed(e);
-      }
+    }
+    const e = this.flush(this.put(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, at, 0, null, 0, null, 0, null, 0, notify, undefined));
+    if (e === undefined) return;
+    stamps[i] = -1;
+    if (this.flush(this.put(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, notify, undefined)) !== undefined) {
+      throw DeviceErrors.enqueueFailed(e);
     }
   }
 
@@ -257,6 +389,8 @@ export class StreamManager {
     const stamps = tr === undefined ? undefined : this.traceBefore(tr, s, name, {});
     const id = w === undefined ? 0 : this.nextId++;
     if (w !== undefined) this.waiting.set(id, w);
+    // packed ops come before it on their streams
+    if (this.packed !== 0) this.flush(-1);
     try {
       this.backend.native.devCall(s.id, kernel, buffers as Array<number | ArrayBufferView>, lengths, scalars, id);
     } catch (e) {
@@ -283,7 +417,8 @@ export class StreamManager {
     try {
       // a large copy in to a CUDA device is staged by its stager thread ('w'), a small one here
       const worker = dir === 'H' && bytes >= OFF_THREAD_BYTES;
-      this.backend.native.devOp(s.id, OpKind.Copy, worker ? 'Hw' : dir, 0, 0, 0, 0, 0, dst, 0, src, 0, hash ?? null, 0, null, bytes, stamps === undefined ? id : 0);
+      const refused = this.flush(this.put(s.id, OpKind.Copy, worker ? 'Hw' : dir, 0, 0, 0, 0, 0, dst, 0, src, 0, hash ?? null, 0, null, bytes, stamps === undefined ? id : 0, undefined));
+      if (refused !== undefined) throw refused;
       s.ops++;
       this.enqueued++;
       if (dir === 'H' && !worker && this.backend.name === 'cuda') this.stagedBytes += bytes;
@@ -310,11 +445,10 @@ export class StreamManager {
   notifyWhenDone(s: Stream, w: Waiter): void {
     const id = this.nextId++;
     this.waiting.set(id, w);
-    try {
-      this.backend.native.devOp(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id);
-    } catch (e) {
+    const refused = this.flush(this.put(s.id, OpKind.Marker, '', 0, 0, 0, 0, 0, null, 0, null, 0, null, 0, null, 0, id, undefined));
+    if (refused !== undefined) {
       this.waiting.delete(id);
-      throw DeviceErrors.enqueueFailed(e);
+      throw DeviceErrors.enqueueFailed(refused);
     }
     this.enqueued++;
     this.pollSoon();

@@ -326,6 +326,14 @@ export interface NativeAddon {
     p0: number | ArrayBufferView | null, lda: number, p1: number | ArrayBufferView | null, ldb: number,
     p2: number | ArrayBufferView | null, ldc: number, p3: number | ArrayBufferView | null, bytes: number, notify: number): void;
   /**
+   * Enqueues ops `[from, to)` of `pack` in order, each as {@link NativeAddon.devOp} would: 17
+   * numbers per op (stream, kind, flags as char codes, one per byte from the lowest, m, n, k,
+   * alpha, beta, lda, ldb, ldc, bytes, notify, then the operands p0..p3: 0 none, > 0 a handle,
+   * < 0 the host view `views[-v - 1]`). An op refused throws an Error whose numeric `index` is that
+   * op's: the ops before it are enqueued, none after it.
+   */
+  devOps(pack: Float64Array, views: readonly ArrayBufferView[], from: number, to: number): void;
+  /**
    * Waits up to `us` microseconds, yielding the core, for completions of notify ids and hands them
    * to `onDone` right here (no wake-up of the event loop); false when none came.
    */
@@ -352,7 +360,7 @@ export interface NativeAddon {
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
   'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
-  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64', 'hash64Async',
+  'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devOps', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64', 'hash64Async',
 ];
 
 let cached: NativeAddon | null | undefined;

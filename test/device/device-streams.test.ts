@@ -8,11 +8,15 @@ import * as ttg from 'ttg';
 import type { Backend } from '../../src/device/backend.js';
 import { StreamManager } from '../../src/device/streams.js';
 
-/** Marker ids the manager enqueued (in order), through a stand-in for the addon's devOp. */
+/** Notify ids the manager enqueued (in order), through a stand-in for the addon's devOps (slot 12 of 17 per op). */
 const enqueued: number[] = [];
 
 function manager(streams: number): StreamManager {
-  const native = { devOp: (...args: unknown[]) => enqueued.push(args[16] as number) };
+  const native = {
+    devOps: (pack: Float64Array, _views: unknown, from: number, to: number) => {
+      for (let i = from; i < to; i++) enqueued.push(pack[i * 17 + 12]!);
+    },
+  };
   const backend = { name: 'host', devices: 2, places: 2, hostPlace: -1, streamsOf: [streams, streams], learned: false, streamsPerDevice: streams, capacity: [Infinity, Infinity], inPlace: true, native } as unknown as Backend;
   return new StreamManager(backend);
 }

@@ -326,18 +326,24 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
   // ---- 7: a kernel writing what another task's queued kernels read -----------------------------------
   it('with tracing on, trace stamps the addon refuses cost only their events: the task runs, its values are right, nothing stays pinned', async function () {
     this.timeout(30000);
-    const native = deviceRuntime()!.backend.native as { devOp: (...args: unknown[]) => void };
-    const devOp = native.devOp;
+    type DevOps = (pack: Float64Array, views: readonly ArrayBufferView[], from: number, to: number) => void;
+    const native = deviceRuntime()!.backend.native as { devOps: DevOps };
+    const devOps = native.devOps;
     const events: string[] = [];
     const later: Array<() => void> = [];
     setTracer({
       full: true, now: () => performance.now() * 1000, thread() {}, ran() {}, resuming: () => 0, resumed() {}, ended() {}, fence() {}, error() {},
       deviceOp: (name: string) => { events.push(name); }, sent() {}, sendFlow: () => 0, recvSlice() {}, later: (fn: () => void) => { later.push(fn); },
     });
-    // the addon refuses every trace stamp (op kind 8), as TTG_FAULT_DEVOP refuses one enqueue
-    native.devOp = (...args: unknown[]) => {
-      if (args[1] === 8) throw new Error('stamp refused by the test');
-      devOp.apply(native, args);
+    // the addon refuses every trace stamp (op kind 8, slot 1 of 17 per op), as TTG_FAULT_DEVOP
+    // refuses one enqueue: the ops before it are queued, the refusal names its index
+    native.devOps = (pack, views, from, to) => {
+      for (let i = from; i < to; i++) {
+        if (pack[i * 17 + 1] !== 8) continue;
+        if (i > from) devOps.call(native, pack, views, from, i);
+        throw Object.assign(new Error('stamp refused by the test'), { index: i });
+      }
+      devOps.call(native, pack, views, from, to);
     };
     let err: unknown;
     const a = filled(4096, 3);
@@ -348,7 +354,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
         yield ttg.device.kernel(a);
       });
     } finally {
-      native.devOp = devOp;
+      native.devOps = devOps;
       setTracer(undefined);
     }
     expect(err, String(err)).to.equal(undefined);
