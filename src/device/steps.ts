@@ -190,15 +190,29 @@ export function collectBuffers(what: string, args: readonly unknown[]): AnyBuffe
   return out;
 }
 
-/** The scheduler's `stepNext`: resumes `it` with `st` as the current device task. */
+/**
+ * The scheduler's `stepNext`: resumes `it` with `st` as the current device task. The ops its
+ * kernels enqueue meanwhile are packed (streams.ts) and handed to the addon when the step ends,
+ * unless it yields a kernel wait: the scheduler resolves that at once, and its marker takes them.
+ */
 export function nextInStepContext<R>(st: unknown, it: { next(v?: unknown): R; throw?(e?: unknown): R }, input: unknown, isThrow: boolean): R {
   const prev = currentState;
   currentState = st as TaskState | undefined;
+  const streams = deviceRuntime()?.streams;
+  if (streams !== undefined) streams.packing++;
+  let r: R | undefined;
   try {
-    return isThrow ? it.throw!(input) : it.next(input);
+    r = isThrow ? it.throw!(input) : it.next(input);
+    return r;
   } finally {
     currentState = prev;
+    if (streams !== undefined && --streams.packing === 0 && !yieldsKernelWait(r)) streams.flushOps();
   }
+}
+
+function yieldsKernelWait(r: unknown): boolean {
+  const v = (r as IteratorResult<unknown> | undefined)?.value;
+  return v instanceof DeviceStep && v.kind === 'kernel' && (r as IteratorResult<unknown>).done !== true;
 }
 
 /** The scheduler's step resolver: undefined for values that are not device steps. */
@@ -208,6 +222,8 @@ export function resolveStep(step: unknown, task: Task): PromiseLike<unknown> | u
     const r = requireRuntime();
     return step.kind === 'input' ? input(r, step.bufs, task) : kernelWait(r, step.bufs, task);
   } catch (e) {
+    // ops the step packed for a wait that was not enqueued go now
+    deviceRuntime()?.streams.flushOps();
     return Promise.reject(e);  // thrown into the generator, so the task fails with this error
   }
 }

@@ -3,9 +3,9 @@
  * load of each stream (device tasks currently using it) for placement. Ops are enqueued without
  * waiting; only ops that carry a notify id come back, in batches, through `onDone`.
  *
- * Kernels and stamps are packed and handed to the addon together with the next op that must be
- * queued at once (a copy, a marker, a program's kernel), or at the end of the microtask, in one
- * `devOps` call (docs/design/op-packing.md).
+ * Kernels and stamps that a generator body enqueues in one step are packed and handed to the
+ * addon together with the next op that must be queued at once (a copy, a marker, a program's
+ * kernel), or when the step ends, in one `devOps` call (docs/design/op-packing.md).
  */
 import type { TtgError } from '../base/errors.js';
 import { devicePollUs } from '../base/settings.js';
@@ -121,12 +121,12 @@ export class StreamManager {
   /** Per packed op, the task its refusal fails; undefined for a trace stamp (its event only is lost). */
   private readonly owners: Array<OpOwner | undefined> = new Array<OpOwner | undefined>(PACK_OPS).fill(undefined);
   private packed = 0;
-  private flushQueued = false;
-  /** Hands over what a body packed and did not follow with an op queued at once (an async body's await, a yielded promise). */
-  private readonly flushFn = (): void => {
-    this.flushQueued = false;
-    if (this.packed !== 0) this.flush(-1);
-  };
+  /**
+   * Steps of generator bodies running (steps.ts): only then are kernels and stamps packed; the
+   * step's end hands them over. Elsewhere (an async body, which may await anything next) they go
+   * at once, so nothing packed waits on code the runtime does not drive.
+   */
+  packing = 0;
   /** Streams carrying fewer than FEED_DEPTH device tasks. */
   private short = 0;
   private pollQueued = false;
@@ -243,9 +243,9 @@ export class StreamManager {
   }
 
   /**
-   * Packs an op of the running task `owner`, handed to the addon with the next op queued at once or
-   * at the end of the microtask. Refused by the addon, it fails `owner` (E_DEVICE) at its next
-   * wait or its end, whose markers come after it.
+   * Enqueues an op of the running task `owner`: inside a generator body's step it is packed and
+   * reaches the addon with the next op queued at once or when the step ends. Refused there, it
+   * fails `owner` (E_DEVICE) at its next wait or its end, whose markers come after it.
    */
   op(s: Stream, kind: OpKind, flags: string, m: number, n: number, k: number, alpha: number, beta: number,
     p0: Operand, lda: number, p1: Operand, ldb: number, p2: Operand, ldc: number, p3: Operand, bytes: number, owner: OpOwner): void {
@@ -255,7 +255,7 @@ export class StreamManager {
     s.ops++;
     this.enqueued++;
     if (stamps !== undefined) this.stampAt(s, stamps, 1);
-    this.later();
+    if (this.packing === 0) this.flush(-1);
   }
 
   /** Hands every packed op to the addon now (before something that must see them queued). */
@@ -294,13 +294,6 @@ export class StreamManager {
   private operand(p: Operand | undefined): number {
     if (p === null || p === undefined) return 0;
     return typeof p === 'number' ? p : -this.views.push(p);
-  }
-
-  /** Packed ops wait at most until the end of the microtask. */
-  private later(): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    queueMicrotask(this.flushFn);
   }
 
   /**
@@ -369,7 +362,7 @@ export class StreamManager {
     const at = stamps.subarray(i, i + 1);
     if (notify === 0) {
       this.put(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, at, 0, null, 0, null, 0, null, 0, 0, undefined);
-      this.later();
+      if (this.packing === 0) this.flush(-1);
       return;
     }
     const e = this.flush(this.put(s.id, OpKind.Stamp, '', 0, 0, 0, 0, 0, at, 0, null, 0, null, 0, null, 0, notify, undefined));

@@ -1,11 +1,12 @@
 /**
- * Ops packed for the addon (issue 57, item 5): a body's kernels and stamps reach the addon
- * together with the next op that must be queued at once (a copy, a marker, a program's kernel) or
- * at the end of the microtask, in one `devOps` call. Hostile uses of that: more ops than one pack
- * holds, ops across several waits, an op refused in the middle of a pack (TTG_FAULT_DEVOP counts
- * every op), a body that throws after enqueuing, a task's packed op handed over by another task's
- * enqueue, an async body that enqueues and then awaits something else, and tracing on. Each test
- * checks exact values, which task failed with what, and that nothing stays pinned.
+ * Ops packed for the addon (issue 57, item 5): the kernels and stamps of a generator body's step
+ * reach the addon together with the next op that must be queued at once (a copy, a marker, a
+ * program's kernel) or when the step ends, in one `devOps` call. Hostile uses of that: more ops
+ * than one pack holds, ops across several waits, an op refused in the middle of a pack
+ * (TTG_FAULT_DEVOP counts every op), a body that throws after enqueuing, a step that yields a
+ * promise with an op packed while another task runs next, async bodies interleaved, an async body
+ * that enqueues and then awaits something else, and tracing on. Each test checks exact values,
+ * which task failed with what, and that nothing stays pinned.
  *
  * Run with TTG_DEVICE=host:::2 and emulated:2:512KiB:2 (and cuda:1:512KiB:2 where there is a GPU).
  */
@@ -155,15 +156,15 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     expect(wrong(y.host, 7), 'y: its op ran').to.deep.equal({ count: 0 });
   });
 
-  it('a task\'s packed op handed over by another task\'s enqueue: its refusal fails that task only', async () => {
+  it('a step that yields a promise with an op packed, another task running next: the refusal fails the task that packed it only', async () => {
     const a = filled(256, 1), b = filled(256, 1);
     let aAfter = 0;
     const hop = edge<number, number>('pk-hop');
     const A = ttg.make_tt(function* (k: number, _v: number, out) {
       const { stream } = (yield ttg.device.input(a)) as ttg.device.InputResult;
-      ttg.device.kernels.dscal(stream, a.length, 2, a);   // packed; B's enqueues hand it over
+      ttg.device.kernels.dscal(stream, a.length, 2, a);   // packed until the step ends
       out.send(0, k, 0);
-      yield Promise.resolve();                             // not a device step: nothing hands it over here
+      yield Promise.resolve();                             // not a device step: the step's end hands the op over
       yield ttg.device.kernel(a);
       aAfter++;
     }, [edge<number, number>('pk-A')], [hop], { name: 'pk-A' }).set_devicehint(() => 0);
@@ -212,7 +213,7 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     resting('after two interleaved bodies');
   });
 
-  it('an async body that enqueues and then awaits something else: its ops run meanwhile', async () => {
+  it('a body that enqueues and then awaits or yields something else: its ops run meanwhile', async () => {
     const x = filled(256, 1);
     const at = new Float64Array(1).fill(-2);
     let reached = -2;
@@ -229,6 +230,23 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     expect(await fenced()).to.equal(undefined);
     expect(reached, 'the stamp ran before the body\'s wait').to.be.greaterThan(0);
     expect(wrong(x.host, 2), 'x').to.deep.equal({ count: 0 });
+
+    // a generator step that yields a promise: the step's end hands its packed ops over
+    at[0] = -2;
+    reached = -2;
+    const gen = ttg.make_tt(function* () {
+      const { stream } = (yield ttg.device.input(x)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, x.length, 3, x);
+      ttg.device.stamp(stream, at, 0);
+      yield (async () => { for (let i = 0; i < 200 && at[0]! < 0; i++) await tick(10); })();
+      reached = at[0]!;
+      yield ttg.device.kernel(x);
+    }, [edge<number, number>('pk-await-gen')], [], { name: 'pk-await-gen' }).set_devicehint(() => 0);
+    ttg.make_graph_executable(gen);
+    gen.invoke(0, 0);
+    expect(await fenced()).to.equal(undefined);
+    expect(reached, 'the stamp ran before the generator\'s wait').to.be.greaterThan(0);
+    expect(wrong(x.host, 6), 'x').to.deep.equal({ count: 0 });
   });
 
   it('with tracing on, every packed op gets its device event with its own stamps, and values are right', async () => {
