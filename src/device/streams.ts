@@ -116,8 +116,9 @@ export class StreamManager {
   private readonly pollUs = devicePollUs();
   /** Ops packed for the addon and not yet handed over: OP_SLOTS numbers each (see `devOps`). */
   private readonly pack = new Float64Array(OP_SLOTS * PACK_OPS);
-  /** Host views the packed ops name (their operand slots hold -index - 1). */
-  private readonly views: ArrayBufferView[] = [];
+  /** Host views the packed ops name (their operand slots hold -index - 1); `viewCount` of them in use. */
+  private readonly views: Array<ArrayBufferView | undefined> = new Array<ArrayBufferView | undefined>(4 * PACK_OPS).fill(undefined);
+  private viewCount = 0;
   /** Per packed op, the task its refusal fails; undefined for a trace stamp (its event only is lost). */
   private readonly owners: Array<OpOwner | undefined> = new Array<OpOwner | undefined>(PACK_OPS).fill(undefined);
   private packed = 0;
@@ -283,17 +284,20 @@ export class StreamManager {
     a[o + 10] = ldc;
     a[o + 11] = bytes;
     a[o + 12] = notify;
-    a[o + 13] = this.operand(p0);
-    a[o + 14] = this.operand(p1);
-    a[o + 15] = this.operand(p2);
-    a[o + 16] = this.operand(p3);
+    // no call for an absent operand: a cold task runs this in the interpreter, where calls cost most
+    a[o + 13] = p0 === null ? 0 : this.operand(p0);
+    a[o + 14] = p1 === null ? 0 : this.operand(p1);
+    a[o + 15] = p2 === null ? 0 : this.operand(p2);
+    a[o + 16] = p3 === null ? 0 : this.operand(p3);
     this.owners[i] = owner;
     return i;
   }
 
   private operand(p: Operand | undefined): number {
     if (p === null || p === undefined) return 0;
-    return typeof p === 'number' ? p : -this.views.push(p);
+    if (typeof p === 'number') return p;
+    this.views[this.viewCount] = p;
+    return -++this.viewCount;
   }
 
   /**
@@ -319,8 +323,10 @@ export class StreamManager {
       }
     }
     this.packed = 0;
-    this.views.length = 0;
-    this.owners.fill(undefined, 0, n);
+    // the pack holds no view or task past its hand-over (no length change: that is a runtime call)
+    for (let j = 0; j < this.viewCount; j++) this.views[j] = undefined;
+    this.viewCount = 0;
+    for (let j = 0; j < n; j++) this.owners[j] = undefined;
     return refused;
   }
 

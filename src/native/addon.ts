@@ -332,7 +332,7 @@ export interface NativeAddon {
    * < 0 the host view `views[-v - 1]`). An op refused throws an Error whose numeric `index` is that
    * op's: the ops before it are enqueued, none after it.
    */
-  devOps(pack: Float64Array, views: readonly ArrayBufferView[], from: number, to: number): void;
+  devOps(pack: Float64Array, views: ReadonlyArray<ArrayBufferView | undefined>, from: number, to: number): void;
   /**
    * Waits up to `us` microseconds, yielding the core, for completions of notify ids and hands them
    * to `onDone` right here (no wake-up of the event loop); false when none came.
