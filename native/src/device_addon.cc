@@ -145,23 +145,24 @@ void require_started(Napi::Env env, const char* what) {
   }
 }
 
-// A memory operand: a device address (number: an allocation's handle·2^32 plus an offset into
-// it, so that JS may carve an allocation into blocks), host memory (a TypedArray), or none (null).
-// `what` names the argument in errors, e.g. "devOp: p0". One typeof per operand: this runs for
-// every operand of every op.
+// A device address: an allocation's handle·2^32 plus an offset into it, so that JS may carve an
+// allocation into blocks. `what` names the argument in errors, e.g. "devOp: p0".
+void* device_address(Napi::Env env, std::uint64_t a, const char* what) {
+  const std::uint64_t off = a & kOffsetMask;
+  auto it = R().allocs.find(a >> kOffsetBits);
+  if (it == R().allocs.end() || (off != 0 && off >= it->second.bytes)) {
+    throw Napi::Error::New(env, std::string("ttg_native.") + what + ": no allocation at " + std::to_string(a));
+  }
+  return static_cast<char*>(it->second.p) + off;
+}
+
+// A memory operand: a device address (number), host memory (a TypedArray), or none (null). One
+// typeof per operand: this runs for every operand of every op.
 void* operand(Napi::Value v, const char* what) {
   napi_valuetype t;
   NAPI_THROW_IF_FAILED(v.Env(), napi_typeof(v.Env(), v, &t), nullptr);
   if (t == napi_null || t == napi_undefined) return nullptr;
-  if (t == napi_number) {
-    const auto a = static_cast<std::uint64_t>(v.As<Napi::Number>().DoubleValue());
-    const std::uint64_t off = a & kOffsetMask;
-    auto it = R().allocs.find(a >> kOffsetBits);
-    if (it == R().allocs.end() || (off != 0 && off >= it->second.bytes)) {
-      throw Napi::Error::New(v.Env(), std::string("ttg_native.") + what + ": no allocation at " + std::to_string(a));
-    }
-    return static_cast<char*>(it->second.p) + off;
-  }
+  if (t == napi_number) return device_address(v.Env(), static_cast<std::uint64_t>(v.As<Napi::Number>().DoubleValue()), what);
   return view_span(v, what).data;
 }
 
@@ -330,7 +331,8 @@ Napi::Value DevOp(const Napi::CallbackInfo& info) {
   TtgOp op{};
   op.stream = num(0).Uint32Value();
   op.kind = num(1).Int32Value();
-  if (op.kind < 0 || op.kind >= TTG_OP_KINDS) throw Napi::RangeError::New(env, "ttg_native.devOp: bad op kind");
+  // a program's kernel comes only through devCall, which builds its call: any other operand would be run as one
+  if (op.kind < 0 || op.kind >= TTG_OP_KINDS || op.kind == TTG_OP_USER) throw Napi::RangeError::New(env, "ttg_native.devOp: bad op kind");
   if (info[2].IsString()) {
     char flags[sizeof op.f + 1] = {0};
     NAPI_THROW_IF_FAILED(env, napi_get_value_string_utf8(env, info[2], flags, sizeof flags, nullptr), Napi::Value());
@@ -359,14 +361,10 @@ constexpr std::size_t kOpSlots = 17;
 // Pool ops of one stream handed over together (one lock, at most one wake-up of its worker).
 constexpr std::size_t kRun = 16;
 
-// An operand slot of devOps' pack: 0 none, > 0 a device handle, < 0 host view -v - 1 of `views`.
+// An operand slot of devOps' pack: 0 none, > 0 a device address, < 0 host view -v - 1 of `views`.
 void* pack_operand(Napi::Env env, napi_value views, double v) {
   if (v == 0) return nullptr;
-  if (v > 0) {
-    auto it = R().allocs.find(static_cast<std::uint64_t>(v));
-    if (it == R().allocs.end()) throw Napi::Error::New(env, "ttg_native.devOps: no allocation " + std::to_string(static_cast<std::uint64_t>(v)));
-    return it->second.p;
-  }
+  if (v > 0) return device_address(env, static_cast<std::uint64_t>(v), "devOps: operand");
   napi_value e;
   NAPI_THROW_IF_FAILED(env, napi_get_element(env, views, static_cast<std::uint32_t>(-v - 1), &e), nullptr);
   return view_span(Napi::Value(env, e), "devOps: view").data;

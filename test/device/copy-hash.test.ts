@@ -62,6 +62,13 @@ out.push({ empty: none[0] === native.hash64(new Uint8Array(0)) });
 let threw = '';
 try { native.hash64Async([1, 2]); } catch (e) { threw = String(e.message); }
 out.push({ threw });
+// a program's kernel call is built by devCall only: devOp and devOps refuse its kind, whatever the operands
+const refused = [];
+for (const f of [() => native.devOp(0, 9, '', 0, 0, 0, 0, 0, pool, 0, null, 0, null, 0, null, 0, 0),
+                 () => native.devOps(new Float64Array([0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), [], 0, 1)]) {
+  try { f(); refused.push('ran'); } catch (e) { refused.push(String(e.message)); }
+}
+out.push({ refused });
 native.devStop();
 console.log(JSON.stringify(out));
 `;
@@ -69,18 +76,21 @@ console.log(JSON.stringify(out));
 describe('hashes off the JS thread (native)', function () {
   this.timeout(60000);
 
-  it('a copy asked for a hash writes hash64 of the bytes it moved, both ways, any size; hash64Async agrees with hash64', () => {
+  it('a copy asked for a hash writes hash64 of the bytes it moved, both ways, any size; hash64Async agrees with hash64; devOp(s) refuse a program kernel\'s kind', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ttg-copy-hash-'));
     const file = join(dir, 'child.mjs');
     writeFileSync(file, CHILD);
     const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 50000 });
     expect(r.status, r.stderr).to.equal(0);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as Array<Record<string, unknown>>;
+    const refused = out.pop()!;
     const threw = out.pop()!;
     const empty = out.pop()!;
     expect(out).to.have.length(14);
     for (const row of out) expect(row, JSON.stringify(row)).to.include({ same: true, into: true, back: true, async: true, other: true });
     expect(empty).to.deep.equal({ empty: true });
     expect(threw['threw']).to.match(/hash64Async must be a TypedArray/);
+    expect(refused['refused']).to.have.length(2);
+    for (const m of refused['refused'] as string[]) expect(m).to.match(/bad op kind/);
   });
 });
