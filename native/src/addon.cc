@@ -437,7 +437,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     cmd.promise = ++promise_seq_;
     auto d = Napi::Promise::Deferred::New(env);
     promises_.emplace(cmd.promise, PendingPromise{d, cmd.kind, job.IsEmpty() ? Napi::Reference<Napi::Value>() : Napi::Persistent(job)});
-    comm().enqueue(std::move(cmd));
+    if (!comm().collective_now(cmd)) comm().enqueue(std::move(cmd));
     return d.Promise();
   }
 

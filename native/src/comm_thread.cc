@@ -350,6 +350,32 @@ bool CommThread::send_now(SendCmd& cmd) {
   return true;
 }
 
+bool CommThread::collective_now(CollCmd& cmd) {
+  if (cmd.delay_us != 0 || cmd.quiet_us != 0 || cmd.kind == CollKind::Split || cmd.kind == CollKind::Job) return false;
+  std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
+  // deferred_ changes only on the comm thread, under this lock
+  if (!mpi.owns_lock() || !direct_ || inbox_.load(std::memory_order_acquire) || !deferred_.empty()) return false;
+  Batch b;
+  const std::uint64_t promise = cmd.promise;
+  try {
+    transport_->collective(std::move(cmd), b);
+  } catch (const std::exception& e) {
+    b.completions.push_back(Completion{promise, false, {}, e.what()});  // as the comm thread reports it
+  }
+  try {
+    transport_->progress(b);
+  } catch (const std::exception& e) {
+    b.arrivals.push_back(error_arrival(e.what()));
+  }
+  if (!b.empty()) publish(std::move(b));
+  mpi.unlock();
+  // as after a direct send: the comm thread polls for the completion in its spin window, woken
+  // from a long sleep (the JS thread polls for it too, for a while)
+  js_traffic_.store(true);
+  if (long_sleep_.load()) poke();
+  return true;
+}
+
 void CommThread::poke() {
   if (poked_.exchange(true, std::memory_order_relaxed)) return;
   // Taking the mutex orders this poke with the waiter's check of poked_: without it the notify

@@ -33,6 +33,10 @@ class CommThread {
   // command is queued before it, so the message costs no hand-off to the comm thread; returns
   // false, with `cmd` untouched, when it must be enqueued instead.
   bool send_now(SendCmd& cmd);
+  // JS thread: starts a collective itself in the same case (nothing queued or deferred before it,
+  // so every rank still starts its collectives in program order); not a split or a job, which
+  // block, nor one with a delay. False, with `cmd` untouched: enqueue it instead.
+  bool collective_now(CollCmd& cmd);
   void enqueue(SendCmd&& cmd);
   void enqueue(RecvCmd&& cmd);
   void enqueue(CollCmd&& cmd);

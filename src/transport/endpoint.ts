@@ -160,6 +160,17 @@ export class MpiEndpoint {
     if (!this.finalized) this.native.keepAlive(this.holds > 0);
   }
 
+  /**
+   * A collective of the main program was started: its completion is polled for (as after a batch)
+   * rather than waited for through a wake-up of the event loop.
+   */
+  pollSoon(): void {
+    if (this.pollUs > 0 && this.holds > 0 && !this.pollQueued) {
+      this.pollQueued = true;
+      setImmediate(this.pollFn);
+    }
+  }
+
   /** Message `id`'s payload will be received later into views of `w`. */
   expectPayload(id: number, w: WorldReceiver): void {
     this.receiving.set(id, w);

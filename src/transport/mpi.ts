@@ -379,6 +379,7 @@ export class MpiTransport implements Transport, WorldReceiver {
   /** Keeps the process alive while `p` (a collective of the addon) is pending. */
   private async whileHeld<T>(p: Promise<T>): Promise<T> {
     this.hold(true);
+    this.endpoint.pollSoon();
     try {
       return await p;
     } finally {

@@ -28,6 +28,11 @@ describe('world collectives under mpirun', function () {
         expect(r['min']).to.deep.equal([0, -(np - 1), 5]);
         expect(r['max']).to.deep.equal([(np - 1) * 0.5, 1]);
         expect(r['type']).to.equal('Uint8Array');
+        const sum = (f: (q: number) => number) => ranks.reduce((a, q) => a + f(q), 0);
+        expect(r['sums']).to.deep.equal([1, 2, 3, 4, 5, 6].map((n) => Array.from({ length: n }, (_, i) => sum((q) => q * 0.5 + i - (i === 2 ? 2 ** 40 : 0)))));
+        expect(r['i32']).to.deep.equal(['Int32Array', sum((q) => q), -sum((q) => q), np * 2 ** 30 | 0, 7 * np]);
+        expect(r['nanSum']).to.deep.equal(['NaN', '0', '-Infinity']);
+        expect(r['negZero']).to.equal(true);
         expect(r['big']).to.deep.equal([1 << 20, 12345 * 0.5, ((1 << 20) - 1) * 0.5]);
         expect(r['special']).to.deep.equal(['NaN', 'Infinity', '-Infinity']);
         expect(r['bcast']).to.deep.equal(['from-last', [1.5, 2.5], ['a'], true]);
@@ -52,6 +57,8 @@ describe('world collectives under mpirun', function () {
       for (const r of results(np, 'misuse')) {
         expect(r['kinds']).to.match(/^E_COLLECTIVE: .*rank 0 called barrier\(\), rank 1 called allreduce\(a number, 'sum'\)/);
         expect(r['lengths']).to.match(/^E_COLLECTIVE: .*rank 0 called allreduce\(Float64Array of 1, 'sum'\), rank 1 called allreduce\(Float64Array of 2, 'sum'\)/);
+        expect(r['fusedLengths']).to.match(/^E_COLLECTIVE: .*rank 0 called allreduce\(Float64Array of 4, 'sum'\), rank 1 called allreduce\(Float64Array of 5, 'sum'\)/);
+        expect(r['fusedOps']).to.match(/^E_COLLECTIVE: .*rank 0 called allreduce\(a number, 'sum'\), rank 1 called allreduce\(a number, 'max'\)/);
         expect(r['roots']).to.match(/^E_COLLECTIVE: .*rank 0 called broadcast\(value, root 0\), rank 1 called broadcast\(value, root 1\)/);
         expect(r['oneInvalid']).to.match(/^E_COLLECTIVE: .*rank 1 called allreduce\(a value that is not a number or a typed array, 'sum'\)/);
         expect(r['allInvalid']).to.match(/^E_INVALID_ARGUMENT: .*'sum', 'min', 'max' or 'prod'/);

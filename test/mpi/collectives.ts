@@ -41,6 +41,14 @@ if (mode === 'ok') {
   out['min'] = [...await world.allreduce(Int32Array.of(rank, -rank, 5), 'min')];
   out['max'] = [...await world.allreduce(Float32Array.of(rank * 0.5, 1), 'max')];
   out['type'] = (await world.allreduce(Uint8Array.of(1), 'sum')).constructor.name;
+  // sums of up to 4 values ride in the agreement's reduction, 5 take their own: the same results
+  const part = (n: number) => Float64Array.from({ length: n }, (_, i) => rank * 0.5 + i - (i === 2 ? 2 ** 40 : 0));
+  out['sums'] = [];
+  for (let n = 1; n <= 6; n++) (out['sums'] as number[][]).push([...await world.allreduce(part(n))]);
+  const i32 = await world.allreduce(Int32Array.of(rank, -rank, 2 ** 30, 7));
+  out['i32'] = [i32.constructor.name, ...i32];
+  out['nanSum'] = [...await world.allreduce(Float64Array.of(rank === 0 ? NaN : 1, -0, rank === 1 ? -Infinity : 1))].map(String);
+  out['negZero'] = Object.is(await world.allreduce(-0), -0);
   const value = rank === size - 1 ? { tag: 'from-last', m: new Map([[2, [Float64Array.of(1.5, 2.5)]]]), s: new Set(['a']), neg: [-0] } : undefined;
   const got = await world.broadcast(value, size - 1);
   out['bcast'] = [got!.tag, [...got!.m.get(2)![0]!], [...got!.s], Object.is(got!.neg[0], -0)];
@@ -142,6 +150,9 @@ if (mode === 'ok') {
 } else {
   out['kinds'] = await outcome(rank === 0 ? world.barrier() : world.allreduce(1));
   out['lengths'] = await outcome(world.allreduce(new Float64Array(rank + 1)));
+  // one rank's sum rides in the agreement (4 values), another's does not (5); a sum against a max
+  out['fusedLengths'] = await outcome(world.allreduce(new Float64Array(rank === 0 ? 4 : 5).fill(1)));
+  out['fusedOps'] = await outcome(world.allreduce(rank, rank === 0 ? 'sum' : 'max'));
   out['roots'] = await outcome(world.broadcast('x', rank === 0 ? 0 : 1));
   out['oneInvalid'] = await outcome(world.allreduce(rank === 1 ? ('x' as never) : 1));
   out['allInvalid'] = await outcome(world.allreduce(1, 'mean' as never));

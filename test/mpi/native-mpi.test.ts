@@ -17,6 +17,8 @@ interface SmokeResult {
   stencil: number;
   badStencil: string;
   allreduce: number[];
+  inOrder: number[];
+  noComm: string;
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
 
@@ -38,6 +40,8 @@ describe('native addon under mpirun', function () {
       for (const r of results) {
         expect(r).to.include({ size: np, mpi: true, bad: 0 });
         expect(r.allreduce).to.deep.equal([np, (np * (np - 1)) / 2, 0]);
+        expect(r.inOrder, 'a delayed allreduce, then one started at once').to.deep.equal([(np * (np - 1)) / 2, np, 5 * np * (np - 1), np, np]);
+        expect(r.noComm).to.match(/no communicator 99/);
         expect(r.stats.sent_msgs).to.equal(np * 6);
         expect(r.stats.recv_msgs).to.equal(np * 6);
         expect(r.stats.recv_bytes).to.be.greaterThan(np * payload);

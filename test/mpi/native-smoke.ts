@@ -69,7 +69,13 @@ const failedJob = rank === 2 ? await rawPingpong(2, 8, 1, false).then(() => 'res
 const stencil = await rawStencil(20_000, 50);
 const badStencil = await rawStencil(20_000, 0).then(() => 'resolved', (e: Error) => e.message);
 const sum = await addon.allreduce(new Float64Array([1, rank, bad]));
+// the JS thread starts a collective itself only when nothing is queued or delayed before it: one
+// called after a delayed one must not overtake it (a 3-value reduction against a 2-value one would abort)
+const delayed = addon.allreduce(Float64Array.of(rank, 1), 2000);
+const after = addon.allreduce(Float64Array.of(10 * rank, 1, 1));
+const inOrder = [...await delayed, ...await after];
+const noComm = await addon.allreduce(Float64Array.of(1), 0, 99).then(() => 'resolved', (e: Error) => e.message);
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], batches, stats, pingpong, failedJob, stencil, badStencil })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);

@@ -5,7 +5,7 @@
  * Each one starts with an agreement (agreement.ts): one allreduce of the call's signature, of the
  * same shape as every other collective-shaped call on the world's communicator (fence waves
  * included), so every rank learns whether all called the same collective with the same operation,
- * length, type and root. MPI leaves a mismatch undefined (a hang, garbage, or an abort); here every
+ * length, type and root; a sum of a few values rides in it, with no reduction of its own. MPI leaves a mismatch undefined (a hang, garbage, or an abort); here every
  * rank gets an `E_COLLECTIVE` naming what each rank called. The agreement also tells the ranks the
  * byte length of a broadcast value, so that any serializable value can be broadcast.
  */
@@ -17,7 +17,7 @@ import { calledInTask } from './in-task.js';
 import { showFenceFailure } from '../runtime/shown-errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ReduceOp } from '../common/transport.js';
-import { CallKind, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from '../common/agreement.js';
+import { CallKind, PAYLOAD_LENGTH, REDUCE_OPS, REDUCIBLE_TYPES, type CallSignature } from '../common/agreement.js';
 
 export type { ReduceOp };
 
@@ -29,21 +29,32 @@ const TYPES = REDUCIBLE_TYPES;
 const OPS: readonly ReduceOp[] = REDUCE_OPS;
 const INVALID = -2;
 
+/** Slots of the agreement's payload this file uses before the sums it may carry. */
+const OWN_SLOTS = 3;
+/**
+ * Sums of up to this many values ride in the agreement's own reduction: one collective instead of
+ * two. (Every rank takes the same path: the op and the length are part of what is agreed.)
+ */
+const SUMS_IN_AGREEMENT = PAYLOAD_LENGTH - OWN_SLOTS;
+
 /**
  * The agreement round: every rank's call against the others'. Resolves to the root's
- * [header bytes, total bytes] of a broadcast and whether any rank raised `flag`; rejects on every
- * rank alike when the calls differ.
+ * [header bytes, total bytes] of a broadcast, whether any rank raised `flag`, and the sums of
+ * `sums` (at most {@link SUMS_IN_AGREEMENT}); rejects on every rank alike when the calls differ.
  */
-async function agree(rt: Runtime, sig: CallSignature, rootLengths: [number, number] = [0, 0], flag = false): Promise<[number, number, boolean]> {
+async function agree(rt: Runtime, sig: CallSignature, rootLengths: [number, number] = [0, 0], flag = false,
+  sums?: Float64Array): Promise<[number, number, boolean, Float64Array]> {
   let p: Float64Array;
+  const payload = [rootLengths[0], rootLengths[1], flag ? 1 : 0];
+  if (sums !== undefined) payload.push(...sums);
   try {
-    p = await rt.transport!.agree(sig, [rootLengths[0], rootLengths[1], flag ? 1 : 0]);
+    p = await rt.transport!.agree(sig, payload);
   } catch (e) {
     // E_COLLECTIVE (or the world's hang): the report and the dashboard show it, as a fence's
     showFenceFailure(rt, e);
     throw e;
   }
-  return [p[0]!, p[1]!, p[2]! > 0];
+  return [p[0]!, p[1]!, p[2]! > 0, p.slice(OWN_SLOTS, OWN_SLOTS + (sums?.length ?? 0))];
 }
 
 /** Throws when a task of `rt`'s world calls a collective: the call would wait for the fence that waits for the task. */
@@ -72,11 +83,13 @@ export function allreduce<T extends Reducible>(rt: Runtime, x: T, op: ReduceOp):
   const values = type === INVALID ? undefined : typeof x === 'number' ? Float64Array.of(x) : Float64Array.from(x as ArrayLike<number>);
   // MPI's min and max may drop a NaN; Math.min and Math.max keep it, and so does this
   const nan = (op === 'min' || op === 'max') && values !== undefined && values.some(Number.isNaN);
+  const inAgreement = op === 'sum' && values !== undefined && values.length <= SUMS_IN_AGREEMENT;
   return rt.lane.run(async () => {
-    const [, , anyNaN] = await agree(rt, [CallKind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1], undefined, nan);
+    const [, , anyNaN, summed] = await agree(rt, [CallKind.Allreduce, opIndex < 0 ? INVALID : opIndex, length, type, -1], undefined, nan,
+      inAgreement ? values : undefined);
     if (values === undefined) throw Errors.invalidArgument('World.allreduce(x)', `needs a number or a typed array of numbers, got ${describeValue(x)}`, { rank: rt.rank });
     if (opIndex < 0) throw Errors.invalidArgument('World.allreduce(x, op)', `needs op 'sum', 'min', 'max' or 'prod', got ${String(op)}`, { rank: rt.rank });
-    const r = await rt.transport!.reduce(values, op);
+    const r = inAgreement ? summed : await rt.transport!.reduce(values, op);
     if (anyNaN) {
       const where = await rt.transport!.reduce(values.map((v) => (Number.isNaN(v) ? 1 : 0)), 'sum');
       for (let i = 0; i < r.length; i++) if (where[i]! > 0) r[i] = NaN;
