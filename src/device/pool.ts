@@ -1,8 +1,8 @@
 /**
  * Device memory pool: the memory manager's copies live in blocks carved out of slabs, native
  * allocations of several blocks of one size. A copy freed by eviction gives its block back to its
- * slab; the next copy that fits in it takes it without a native allocation (on an H100 a POTRF's
- * 560 cudaMallocs cost its JS thread 0.09 s; a cudaFree waits for the whole device). Slabs of a size grow
+ * slab; the next copy that fits in it takes it without a native allocation (a cudaMalloc costs the
+ * JS thread that enqueues the tiles' work; a cudaFree waits for the whole device). Slabs of a size grow
  * geometrically, so a run with T tiles of one size makes O(log T) native allocations before its
  * blocks are reused, instead of one per tile copy.
  *
