@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -81,6 +81,7 @@ describe('hashes off the JS thread (native)', function () {
     const file = join(dir, 'child.mjs');
     writeFileSync(file, CHILD);
     const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 50000 });
+    rmSync(dir, { recursive: true, force: true });
     expect(r.status, r.stderr).to.equal(0);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as Array<Record<string, unknown>>;
     const refused = out.pop()!;
