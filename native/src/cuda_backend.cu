@@ -51,19 +51,6 @@ const int kCopyThreads = std::min(ttg::usable_cores(), 4);
 // How often the poller asks streams that owe completions whether CUDA failed them.
 constexpr auto kPollEvery = std::chrono::milliseconds(20);
 
-// What a CUDA callback thread does once the stream reached it (it must not call CUDA).
-struct HostStep {
-  void* staging = nullptr;
-  size_t bytes = 0;
-  void* host_dst = nullptr;  // D2H: where the staged bytes go
-  uint64_t* hash_out = nullptr;  // D2H: receives hash_bytes of them (JS asked, TTG_OP_COPY's p[2])
-  uint64_t notify = 0;
-  double* stamp = nullptr;   // TTG_OP_STAMP: host double receiving the time
-  uint32_t stream = 0;
-  bool in_flight = false;    // a copy from or into `staging` was enqueued
-  std::string error;         // an earlier op of the stream failed: report this instead of success
-};
-
 // A copy of host bytes into pinned staging that the stager thread runs (TTG_OP_COPY 'H' with
 // f[1] 'w': JS only enqueues), with its hash where JS asked; the stream waits for it (wait_staged).
 struct StageJob {
@@ -86,6 +73,22 @@ struct StageJob {
     std::unique_lock<std::mutex> lk(mu);
     cv.wait(lk, [this] { return done; });
   }
+};
+
+// What a CUDA callback thread does once the stream reached it (it must not call CUDA).
+struct HostStep {
+  void* staging = nullptr;
+  size_t bytes = 0;
+  void* host_dst = nullptr;  // D2H: where the staged bytes go
+  uint64_t* hash_out = nullptr;  // D2H: receives hash_bytes of them (JS asked, TTG_OP_COPY's p[2])
+  // H2D staged by the stager thread: until it is done, it writes `staging` and reads (and hashes
+  // into) JS memory, so neither the staging buffer nor the op's completion may be given up before
+  std::shared_ptr<StageJob> staged;
+  uint64_t notify = 0;
+  double* stamp = nullptr;   // TTG_OP_STAMP: host double receiving the time
+  uint32_t stream = 0;
+  bool in_flight = false;    // a copy from or into `staging` was enqueued
+  std::string error;         // an earlier op of the stream failed: report this instead of success
 };
 
 // The thread that stages large copies in, in the order they were enqueued.
@@ -172,6 +175,7 @@ void* take_staging(size_t bytes) {
 // buffer: cudaFreeHost waits for the device, the pool would hand it to the next copy at once.
 void discard(HostStep* h) {
   if (h == nullptr) return;
+  if (h->staged != nullptr) h->staged->wait();  // the stager never waits for CUDA: bounded
   if (h->staging != nullptr) {
     if (h->in_flight) {
       cudaFreeHost(h->staging);
@@ -230,6 +234,8 @@ void fail_pending(uint32_t stream, const std::string& why) {
     }
     it = g.pending.erase(it);
     g.failed.insert(h);
+    // JS gives up the op's host memory once told: the stager must be done with it first
+    if (h->staged != nullptr) h->staged->wait();
     report(h->notify, why.c_str());
   }
 }
@@ -290,12 +296,8 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
       job->bytes = op.bytes;
       job->hash_out = static_cast<uint64_t*>(op.p[2]);
       g.stager.push(job);
-      // an error below discards the staging buffer: the stager must be done with it first
-      struct WaitOnError {
-        StageJob* job;
-        bool armed = true;
-        ~WaitOnError() { if (armed) job->wait(); }
-      } guard{job.get()};
+      // any error from here on discards `h`, which first waits for the stager (discard)
+      h->staged = job;
       auto* held = new std::shared_ptr<StageJob>(job);
       const cudaError_t e = cudaLaunchHostFunc(s, wait_staged, held);
       if (e != cudaSuccess) {
@@ -304,7 +306,6 @@ int enqueue_op(const TtgOp& op, char* err, size_t errlen) {
         return 1;
       }
       TTG_CUDA_ERR(cudaMemcpyAsync(op.p[0], staging, op.bytes, cudaMemcpyHostToDevice, s), err, errlen);
-      guard.armed = false;
     } else if (op.f[0] == 'H') {
       // The host data is valid now (JS checked); staging it here lets the DMA run from pinned memory.
       if (op.p[2] != nullptr) *static_cast<uint64_t*>(op.p[2]) = ttg::copy_and_hash(staging, op.p[1], op.bytes, kCopyThreads);
