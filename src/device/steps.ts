@@ -353,6 +353,8 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
     if (copied !== undefined && copied.length > 0) {
       st.lastOp = s.ops;
       (st.copiesHome ??= []).push(...copied);
+      // the copies queued write their hashes when they run: the slots must outlive them
+      if (hashes !== undefined) (st.copiesHomeHashes ??= []).push(...hashes);
     }
     if (elsewhere !== undefined) for (const p of elsewhere) p.catch(() => {});
     throw e;

@@ -115,6 +115,7 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (st.copiesHome !== undefined) {
     for (const b of st.copiesHome) r.memory.copiedBack(b, st.stream.device, -1);
     st.copiesHome = undefined;
+    st.copiesHomeHashes = undefined;
   }
   if (st.marked !== undefined) for (const b of st.marked) unmarkQueuedRead(b);
   st.marked = undefined;
