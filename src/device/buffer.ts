@@ -25,6 +25,13 @@ export interface DeviceCopy {
   lastStream: number;
 }
 
+/** What a use of `b`'s copies waits for: judgements of host writes to it still running on workers; undefined when none. */
+export function judging(b: AnyBuffer): Promise<unknown> | undefined {
+  const w = b.hostCheck?.done;
+  const r = b.readOnlyCheck;
+  return w === undefined ? r : r === undefined ? w : Promise.all([w, r]);
+}
+
 /** A pending judgement of whether a body wrote a buffer's host array since it was hashed as `hash` at `version`. */
 export interface HostCheck {
   readonly hash: bigint;
@@ -63,6 +70,8 @@ export class Buffer<T extends BufferArray = Float64Array> {
   declare toHostPending: Promise<void> | undefined;
   /** @internal a body's host writes to this buffer being judged on a worker (host-writes.ts). */
   declare hostCheck: HostCheck | undefined;
+  /** @internal a read-only host task's check of this buffer running on a worker (read-only.ts); settles, never rejects. */
+  declare readOnlyCheck: Promise<void> | undefined;
 
   /**
    * `new Buffer(n)` owns a zeroed `Float64Array(n)`; `new Buffer(array)` wraps the caller's
@@ -84,6 +93,7 @@ export class Buffer<T extends BufferArray = Float64Array> {
     this.scratch = options.scratch === true;
     Object.defineProperties(this, {
       copies: { value: [], writable: true }, toHostPending: { value: undefined, writable: true }, hostCheck: { value: undefined, writable: true },
+      readOnlyCheck: { value: undefined, writable: true },
     });
   }
 

@@ -18,7 +18,7 @@
  */
 import type { TtgError, TtgErrorContext } from '../base/errors.js';
 import type { Backend } from './backend.js';
-import type { AnyBuffer, DeviceCopy } from './buffer.js';
+import { judging, type AnyBuffer, type DeviceCopy } from './buffer.js';
 import { DeviceErrors } from './errors.js';
 import { OFF_THREAD_BYTES } from './off-thread.js';
 import { DevicePool } from './pool.js';
@@ -372,10 +372,11 @@ export class MemoryManager {
    * arrays, hashed off the JS thread; undefined when there is nothing to wait for.
    */
   private checksBeforeAcquiring(bufs: readonly AnyBuffer[]): Promise<unknown> | undefined {
-    let later: Array<Promise<void>> | undefined;
+    let later: Array<Promise<unknown>> | undefined;
     for (const b of bufs) {
-      if (b.hostCheck !== undefined) {
-        (later ??= []).push(b.hostCheck.done);
+      const pending = judging(b);
+      if (pending !== undefined) {
+        (later ??= []).push(pending);
         continue;
       }
       if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_BYTES || b.refVersion !== b.version || !this.coherent(b)) continue;

@@ -7,7 +7,7 @@
  * task may write the buffers of its consumable inputs: their device copies are dropped, so the
  * next device task copies the host's data in again; it must not write those of its read-only inputs.
  */
-import { Buffer, type AnyBuffer } from './buffer.js';
+import { Buffer, judging, type AnyBuffer } from './buffer.js';
 import type { Task } from '../ttg/common/model.js';
 import type { MemoryManager } from './memory.js';
 import { ReadOnlyWatch } from './read-only.js';
@@ -43,9 +43,10 @@ export function toHostValues(memory: MemoryManager, values: readonly unknown[], 
   let written: AnyBuffer[] | undefined;
   let watched: AnyBuffer[] | undefined;
   let terminals: number[] | undefined;
-  let judging: Array<Promise<void>> | undefined;
+  let judgements: Array<Promise<unknown>> | undefined;
   forEachBuffer(values, (b, i) => {
-    if (b.hostCheck !== undefined) (judging ??= []).push(b.hostCheck.done);
+    const judged = judging(b);
+    if (judged !== undefined) (judgements ??= []).push(judged);
     const p = memory.toHost(b);
     if (p !== undefined) (pending ??= []).push(p);
     if ((writable & (1 << i)) !== 0) (written ??= []).push(b);
@@ -55,7 +56,7 @@ export function toHostValues(memory: MemoryManager, values: readonly unknown[], 
     }
   });
   // a sender's host writes to a buffer are being judged (host-writes.ts): what is current where is known after
-  if (judging !== undefined) return Promise.all(judging).then(() => toHostValues(memory, values, writable, task));
+  if (judgements !== undefined) return Promise.all(judgements).then(() => toHostValues(memory, values, writable, task));
   const ready = (): Promise<void> | undefined => {
     if (written !== undefined) for (const b of written) memory.hostWrites(b);
     if (watched === undefined) return undefined;

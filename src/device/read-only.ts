@@ -59,7 +59,12 @@ export class ReadOnlyWatch {
       const b = this.bufs[j]!;
       if (b.version !== this.versions[j]) continue;
       if (b.host.byteLength >= OFF_THREAD_BYTES) {
-        (later ??= []).push(this.memory.hashSoon(b).then((h) => this.verdict(task, j, h)));
+        const judged = this.memory.hashSoon(b).then((h) => this.verdict(task, j, h));
+        // until the verdict, a use of the device copies (which a write would make stale) waits for it
+        const settled: Promise<void> = judged.then(() => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; },
+          () => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; });
+        b.readOnlyCheck = settled;
+        (later ??= []).push(judged);
         continue;
       }
       try {

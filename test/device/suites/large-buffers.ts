@@ -102,6 +102,30 @@ describe('host-write guards on large buffers, hashed off the JS thread', () => {
     expect(c.devices).to.deep.equal([0]);
   });
 
+  it('a device task that uses a large read-only input after a host task wrote it reads what was written, and the write is E_READ_ONLY', async () => {
+    // D doubles y on the device; H (read-only) writes y.host then hands a token to E, which reads y on
+    // the device while H's check may still run on a worker: E must see the host's bytes, not the stale copy
+    const y = filled(BIG, 1), z = filled(BIG, 0);
+    const go = edge<number, ttg.Buffer>('lrw-go'), ro = edge<number, ttg.Buffer>('lrw-ro'), token = edge<number, number>('lrw-token');
+    const d = ttg.make_tt(function* (k: number, b: ttg.Buffer, out) {
+      const { stream } = (yield ttg.device.input(b)) as ttg.device.InputResult;
+      ttg.device.kernels.dscal(stream, b.length, 2, b);
+      yield ttg.device.kernel(b);
+      out.send(0, k, b);
+    }, [go], [ro], { name: 'lrw-D' }).set_devicehint(() => 0);
+    const h = ttg.make_tt((k: number, b: ttg.Buffer, out) => { b.host[MID] = -1; out.send(0, k, 0); }, [ro], [token], { name: 'lrw-H' });
+    const e = ttg.make_tt(function* () {
+      const { stream } = (yield ttg.device.input(y, z)) as ttg.device.InputResult;
+      ttg.device.kernels.daxpy(stream, y.length, 1, y, z);
+      yield ttg.device.kernel(z);
+    }, [token], [], { name: 'lrw-E' }).set_devicehint(() => 0);
+    ttg.make_graph_executable(d, h, e);
+    d.invoke(6, y);
+    expectTtgError(await rejection(fence()), 'E_READ_ONLY', ["'lrw-H'", 'terminal 0', 'key 6']);
+    expect(z.host[MID], 'the write, read on the device').to.equal(-1);
+    expect(z.host[0]).to.equal(2);
+  });
+
   it('a body that throws after writing a large read-only input reports its own error', async () => {
     const d = toReadOnly('lro-throws', 1, (_k, y) => { y!.host[MID] = 0; throw new Error('mine, not the guard\'s'); });
     d.invoke(2, [filled(BIG, 1)]);
