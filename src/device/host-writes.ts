@@ -32,8 +32,18 @@ export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b
   for (const [b, h] of w) {
     if (only !== undefined && !only(b)) continue;
     w.delete(b);
-    if (b.host.byteLength < OFF_THREAD_BYTES) judge(memory, b, h, memory.hashHost(b));
-    else (st.hostChecks ??= []).push(checkSoon(memory, b, h));
+    const pending = b.hostCheck;
+    if (b.host.byteLength >= OFF_THREAD_BYTES && pending === undefined) {
+      (st.hostChecks ??= []).push(checkSoon(memory, b, h));
+      continue;
+    }
+    // small, or another task's check of `b` still runs: one hash here judges both (one pending check per buffer)
+    const now = memory.hashHost(b);
+    if (pending !== undefined) {
+      b.hostCheck = undefined;
+      if (b.version === pending.version) judge(memory, b, pending.hash, now);
+    }
+    judge(memory, b, h, now);
   }
   if (w.size === 0) st.hostWatch = undefined;
 }
@@ -50,7 +60,7 @@ function checkSoon(memory: MemoryManager, b: AnyBuffer, h: bigint): Promise<void
   const check: HostCheck = {
     hash: h, version,
     done: memory.hashSoon(b).then((now) => {
-      if (b.hostCheck !== check) return;  // judged at once meanwhile (judgeNow)
+      if (b.hostCheck !== check) return;  // judged on this thread meanwhile (judgeNow, or another task's settle)
       b.hostCheck = undefined;
       if (b.version === version) judge(memory, b, h, now);
     }),

@@ -60,8 +60,11 @@ export class ReadOnlyWatch {
       if (b.version !== this.versions[j]) continue;
       if (b.host.byteLength >= OFF_THREAD_BYTES) {
         const judged = this.memory.hashSoon(b).then((h) => this.verdict(task, j, h));
-        // until the verdict, a use of the device copies (which a write would make stale) waits for it
-        const settled: Promise<void> = judged.then(() => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; },
+        // until the verdict (and that of another task's check still running), a use of the device
+        // copies, which a write would make stale, waits for it
+        const earlier = b.readOnlyCheck;
+        const both = earlier === undefined ? judged : Promise.all([earlier, judged]);
+        const settled: Promise<void> = both.then(() => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; },
           () => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; });
         b.readOnlyCheck = settled;
         (later ??= []).push(judged);

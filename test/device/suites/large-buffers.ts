@@ -169,6 +169,30 @@ describe('host-write guards on large buffers, hashed off the JS thread', () => {
     expect(hashedSince(h0), 'bytes hashed on the JS thread').to.equal(0);
   });
 
+  it('two tasks that waited for one large buffer end together; the host write of one reaches the next graph', async () => {
+    const b = filled(BIG, 1);
+    const sinks = [filled(8, 0), filled(8, 0)];
+    for (let round = 0; round < 4; round++) {
+      const at = round % 2 === 0 ? MID : LAST;
+      const go = edge<number, number>(`l2w-go-${round}`);
+      const t = ttg.make_tt(function* (k: number) {
+        const z = sinks[k]!;
+        const { stream } = (yield ttg.device.input(b, z)) as ttg.device.InputResult;
+        ttg.device.kernels.daxpy(stream, 8, 1, b, z);   // reads b's device copy (neither task writes it there)
+        yield ttg.device.kernel(b, z);                   // b home, still valid on the device: watched
+        if (k === round % 2) b.host[at] = -7 - round;   // one of the two writes the host array
+      }, [go], [], { name: `l2w-${round}` }).set_devicehint(() => 0);
+      ttg.make_graph_executable(t);
+      t.invoke(0, 0);
+      t.invoke(1, 0);
+      await fence();
+      await scale(`l2w-next-${round}`, b, 1);
+      expect(b.host[at], `round ${round}: the write, through the device`).to.equal(-7 - round);
+      b.host[at] = 1;
+    }
+    expect(wrong(b.host, 1)).to.deep.equal({ count: 0 });
+  });
+
   it('the program\'s writes between fences reach the next graph, over several phases; unwritten, nothing is copied in again', async () => {
     const b = filled(BIG, 1);
     const h0 = ttg.device.stats().js_hashed_bytes;
