@@ -5,10 +5,11 @@
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { scratchDir } from '../scratch-dir.js';
 
 const nativeModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '../../src/native/addon.js')).href;
 
@@ -77,11 +78,10 @@ describe('hashes off the JS thread (native)', function () {
   this.timeout(60000);
 
   it('a copy asked for a hash writes hash64 of the bytes it moved, both ways, any size; hash64Async agrees with hash64; devOp(s) refuse a program kernel\'s kind', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ttg-copy-hash-'));
+    const dir = scratchDir('ttg-copy-hash-');
     const file = join(dir, 'child.mjs');
     writeFileSync(file, CHILD);
     const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 50000 });
-    rmSync(dir, { recursive: true, force: true });
     expect(r.status, r.stderr).to.equal(0);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as Array<Record<string, unknown>>;
     const refused = out.pop()!;

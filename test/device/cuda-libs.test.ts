@@ -6,8 +6,7 @@
  * child process: the loader runs once per process.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +14,7 @@ import { expect } from 'chai';
 
 import { cudaLibDirs } from '../../src/base/cuda-libs.js';
 import { requireNative } from '../../src/native/addon.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = join(root, 'test', 'fixtures', 'kernels', 'fake_vendor.c');
@@ -40,10 +40,10 @@ describe('cuBLAS and cuSOLVER at run time', function () {
   this.timeout(30000);
 
   it('searches TTG_CUDA_LIBS first, then the toolkit and the nvidia wheels of Python environments; off turns it off', () => {
-    const venv = mkdtempSync(join(tmpdir(), 'ttg-venv-'));
+    const venv = scratchDir('ttg-venv-');
     const wheel = join(venv, 'lib', 'python3.12', 'site-packages', 'nvidia', 'cu13', 'lib');
     mkdirSync(wheel, { recursive: true });
-    const mine = mkdtempSync(join(tmpdir(), 'ttg-libs-'));
+    const mine = scratchDir('ttg-libs-');
     const dirs = cudaLibDirs({ libs: `${mine}:/nonexistent/dir`, VIRTUAL_ENV: venv }).split(':');
     expect(dirs[0]).to.equal(mine);
     expect(dirs).to.include(wheel);
@@ -58,21 +58,21 @@ describe('cuBLAS and cuSOLVER at run time', function () {
     });
 
     it('names cuBLAS and cuSOLVER with their versions and paths when both load', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ttg-vendor-'));
+      const dir = scratchDir('ttg-vendor-');
       fake(dir, 'libcublas.so.13', 'FAKE_MAJOR=13');
       fake(dir, 'libcusolver.so.12', 'FAKE_MAJOR=12', 'FAKE_SOLVER');
       expect(await kernelsWith(dir)).to.equal(`cuBLAS 13.7.1 (${dir}/libcublas.so.13) + cuSOLVER 12.7.1 (${dir}/libcusolver.so.12)`);
     });
 
     it('without cuSOLVER, dpotrf stays ours; a cuBLAS missing an entry point, or none, leaves our kernels, saying why', async () => {
-      const only = mkdtempSync(join(tmpdir(), 'ttg-vendor-'));
+      const only = scratchDir('ttg-vendor-');
       fake(only, 'libcublas.so.12', 'FAKE_MAJOR=12');
       const k = await kernelsWith(only);
       expect(k).to.match(new RegExp(`^cuBLAS 12\\.7\\.1 \\(${only}/libcublas\\.so\\.12\\); dpotrf: our tile kernel \\(no cuSOLVER: `));
-      const bad = mkdtempSync(join(tmpdir(), 'ttg-vendor-'));
+      const bad = scratchDir('ttg-vendor-');
       fake(bad, 'libcublas.so.13', 'FAKE_MAJOR=13', 'FAKE_INCOMPLETE');
       expect(await kernelsWith(bad)).to.equal(`our CUDA tile kernels (no cuBLAS: ${bad}/libcublas.so.13 has no cublasDgemm_v2; TTG_CUDA_LIBS names its directory)`);
-      const none = await kernelsWith(mkdtempSync(join(tmpdir(), 'ttg-vendor-')));
+      const none = await kernelsWith(scratchDir('ttg-vendor-'));
       expect(none).to.match(/^our CUDA tile kernels \(no cuBLAS: libcublas\.so\.13, libcublas\.so\.12 not found in \d+ director/);
       expect(await kernelsWith('off')).to.equal('our CUDA tile kernels (cuBLAS/cuSOLVER off: TTG_CUDA_LIBS=off)');
     });

@@ -4,8 +4,7 @@
  * ranks, the planted error; the token's gate when bound to another host) and in the HTML report
  * opened from its file. The page's DOM contract: ids #tts, #stream, #ranks, #errors, #summary.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -16,6 +15,7 @@ import { mpirun } from '../../bench/lib/mpirun.js';
 import { within } from '../helpers.js';
 import { launchChromium, rowTexts, STREAM_INK, until } from './browser.js';
 import { startDashboardRun } from './dashboard-run.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const REPORT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
 
@@ -96,7 +96,7 @@ describe('the dashboard and the report in a browser (Chromium)', function () {
   });
 
   it('a report opened from its file shows the run\'s summary, the task stream drawn, and the TTs', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
+    const file = join(scratchDir('ttg-report-'), 'run.html');
     const run = mpirun(2, REPORT, [], 60_000, { TTG_REPORT: file });
     expect(run.status, run.output).to.equal(0);
     await page.goto(pathToFileURL(file).href);

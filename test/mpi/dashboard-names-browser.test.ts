@@ -4,8 +4,7 @@
  * name once with its counts summed over the ranks (ready, waiting, held, then run); the ranks table
  * says "ready" for queued tasks and "running" for started ones (none before the world executes).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +14,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { within } from '../helpers.js';
 import { launchChromium, rowTexts, until } from './browser.js';
 import { startDashboardRun } from './dashboard-run.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/dashboard-names.js', import.meta.url));
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
@@ -35,7 +35,7 @@ describe('the dashboard\'s page with TTs named like members of Object.prototype 
     page = await browser.newPage();
     const scriptErrors: string[] = [];
     page.on('pageerror', (e) => scriptErrors.push(String(e)));
-    const signal = join(mkdtempSync(join(tmpdir(), 'ttg-names-')), 'step');
+    const signal = join(scratchDir('ttg-names-'), 'step');
     const run = await startDashboardRun('0', [signal], SCRIPT, {}, 2);
     try {
       await page.goto(run.url);

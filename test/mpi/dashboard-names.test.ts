@@ -8,8 +8,7 @@
  * program's own sum exact.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +17,7 @@ import { expect } from 'chai';
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { spawnDashboardRun, startDashboardRun, type DashboardRun } from './dashboard-run.js';
 import { resultLines } from './rank-results.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/dashboard-names.js', import.meta.url));
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
@@ -62,7 +62,7 @@ describe('TTs and edges named like members of Object.prototype, in whole runs', 
 
   for (const np of [1, 2]) {
     it(`at ${np} rank(s) with TTG_DASHBOARD: each TT's counts exact in the served state, waiting and done; Object.prototype untouched everywhere`, async () => {
-      const signal = join(mkdtempSync(join(tmpdir(), 'ttg-names-')), 'step');
+      const signal = join(scratchDir('ttg-names-'), 'step');
       const run = np === 1 ? await startAlone([signal]) : await startDashboardRun('0', [signal], SCRIPT, {}, np);
       try {
         await until(run, np, WAITS);
@@ -78,7 +78,7 @@ describe('TTs and edges named like members of Object.prototype, in whole runs', 
     });
 
     it(`at ${np} rank(s) with TTG_REPORT and TTG_TRACE: a report row and trace events for each name; Object.prototype untouched`, () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ttg-names-'));
+      const dir = scratchDir('ttg-names-');
       const env = { TTG_REPORT: join(dir, 'run.html'), TTG_TRACE: join(dir, 'trace.json') };
       const run = np === 1
         ? spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 })

@@ -6,8 +6,7 @@
  * failing leaves the other written. At 1 rank and under mpirun -np 2.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +14,7 @@ import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { resultLines } from './rank-results.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
 
@@ -33,7 +33,7 @@ describe('a trace or report that cannot be written (TTG_TRACE, TTG_REPORT)', fun
   let file = '';
 
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ttg-files-'));
+    dir = scratchDir('ttg-files-');
     file = join(dir, 'a-file');
     writeFileSync(file, 'not a directory');
     mkdirSync(join(dir, 'a-dir'));

@@ -6,8 +6,7 @@
  * a fence reporting 200,000 tasks held by a constraint.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -19,6 +18,7 @@ import { renderSvg, type SvgEvent } from '../../src/observe/trace-svg.js';
 import { fence } from '../helpers.js';
 import { launchChromium } from './browser.js';
 import { resultLines } from './rank-results.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/report-large.js', import.meta.url));
 /** The report of a million tasks stays under this (it draws a sample of a few thousand slices). */
@@ -28,7 +28,7 @@ describe('the HTML report of large runs', function () {
   this.timeout(300_000);
 
   it('a million tasks at 2 ranks: finalize resolves soon, the page is under 3 MB, counts every task, says it sampled the stream, and opens in Chromium without errors', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'big.html');
+    const file = join(scratchDir('ttg-report-'), 'big.html');
     const run = mpirun(2, SCRIPT, ['many', '1000000'], 240_000, { TTG_REPORT: file });
     expect(run.status, run.output).to.equal(0);
     const results = resultLines<{ rank: number; ms: number; ran: number }>(run.stdout);
@@ -56,7 +56,7 @@ describe('the HTML report of large runs', function () {
   });
 
   it('500 tasks with keys of 100 KB: a small page, the keys cut short', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'keys.html');
+    const file = join(scratchDir('ttg-report-'), 'keys.html');
     const run = spawnSync(process.execPath, [SCRIPT, 'longkeys', '500'], { encoding: 'utf8', env: { ...process.env, TTG_REPORT: file }, timeout: 120_000 });
     expect(run.status, run.stderr).to.equal(0);
     // 500 keys of 100 KB are 50 MB: the page was 52 MB

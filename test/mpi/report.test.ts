@@ -4,8 +4,7 @@
  * the page of a run where nothing ran.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +13,7 @@ import { expect } from 'chai';
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { renderReport } from '../../src/observe/report.js';
 import { ReportDigest } from '../../src/observe/report-digest.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/report.js', import.meta.url));
 const REPEATS = fileURLToPath(new URL('../mpi/report-repeats.js', import.meta.url));
@@ -35,7 +35,7 @@ describe('the HTML report (TTG_REPORT)', function () {
 
   for (const np of [1, 2]) {
     it(`at ${np} rank(s): one self-contained file with every rank's tasks, per-TT figures, the slowest task first, the task stream, fences, errors and rates`, () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
+      const file = join(scratchDir('ttg-report-'), 'run.html');
       const env = { TTG_REPORT: file };
       const run = np === 1
         ? spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, ...env } })
@@ -72,7 +72,7 @@ describe('the HTML report (TTG_REPORT)', function () {
 
   for (const np of [1, 2]) {
     it(`at ${np} rank(s): counts executions, not keys (a key run 5 times, a reduction finishing in each of 3 phases, a generator of 3 slices), and the slowest task is one execution`, () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'ttg-report-')), 'run.html');
+      const file = join(scratchDir('ttg-report-'), 'run.html');
       const env = { TTG_REPORT: file };
       const run = np === 1
         ? spawnSync(process.execPath, [REPEATS], { encoding: 'utf8', env: { ...process.env, ...env } })

@@ -4,8 +4,7 @@
  * 2 ranks, each on the rank that raised it (test/mpi/run-failures.ts makes them).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +13,7 @@ import { expect } from 'chai';
 import { mpirun } from '../../bench/lib/mpirun.js';
 import { startDashboardRun } from './dashboard-run.js';
 import { resultLines } from './rank-results.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../mpi/run-failures.js', import.meta.url));
 const HANG = { TTG_HANG_TIMEOUT: '0.5' };
@@ -27,7 +27,7 @@ function errorRows(html: string): string[][] {
 
 /** Runs the failure `mode` at `np` ranks with TTG_REPORT: exit status, output, each rank's code, the report's errors. */
 function reportOf(np: number, mode: string, env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'ttg-failures-'));
+  const dir = scratchDir('ttg-failures-');
   const file = join(dir, 'run.html');
   const all = { ...env, TTG_REPORT: file };
   const run = np === 1
@@ -69,7 +69,7 @@ describe('failures not raised by a body, in the report and on the dashboard', fu
     });
 
     it('2 ranks: E_HANG on rank 0 (the job then ends non-zero, as after any hang under mpirun)', () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ttg-failures-'));
+      const dir = scratchDir('ttg-failures-');
       const r = reportOf(2, 'hang', { ...HANG, RANK0_FIRST: join(dir, 'rank0-done') });
       expect(r.status, r.output).to.not.equal(0);
       expect(r.codes, r.output).to.deep.equal(['E_HANG', 'E_HANG']);
@@ -83,7 +83,7 @@ describe('failures not raised by a body, in the report and on the dashboard', fu
 
     /** Runs `mode` with the dashboard at `np` ranks; the errors it shows once `codes` are all there (or after 20 s). */
     async function dashboardErrors(np: number, mode: string, codes: string[], env: Record<string, string> = {}) {
-      const release = join(mkdtempSync(join(tmpdir(), 'ttg-failures-')), 'seen');
+      const release = join(scratchDir('ttg-failures-'), 'seen');
       const run = await startDashboardRun('0', [mode], SCRIPT, { ...env, WAIT_FOR: release }, np);
       let state: State = { errors: [] };
       try {

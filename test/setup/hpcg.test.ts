@@ -6,14 +6,12 @@
  * same number of ranks.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { expect } from 'chai';
 
 import { mpirun } from '../../bench/lib/mpirun.js';
+import { scratchDir } from '../scratch-dir.js';
 
 const MAIN = fileURLToPath(new URL('../../examples/hpcg/main.js', import.meta.url));
 
@@ -69,7 +67,7 @@ describe('HPCG example', function () {
 
   it('without a C compiler the default is the JavaScript kernels, with a line saying why; --kernel native then fails', () => {
     // a fresh TMPDIR: no kernel library built before; a PATH without cc
-    const env = { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), 'hpcg-nocc-')), PATH: '/nonexistent' };
+    const env = { ...process.env, TMPDIR: scratchDir('hpcg-nocc-'), PATH: '/nonexistent' };
     const auto = spawnSync(process.execPath, [MAIN, '--nx', '8', '--ny', '8', '--nz', '8', '--iters', '3', '--json'], { encoding: 'utf8', env });
     expect(auto.status, auto.stderr).to.equal(0);
     expect(parse(auto.stdout).kernel).to.equal('js');

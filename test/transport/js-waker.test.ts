@@ -5,13 +5,13 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { scratchDir } from '../scratch-dir.js';
 
 const nativeModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '../../src/native/addon.js')).href;
-const dir = mkdtempSync(join(tmpdir(), 'ttg-waker-'));
+const dir = scratchDir('ttg-waker-');
 
 interface Exit { code: number | null; stdout: string; aliveAfterMs: boolean }
 

@@ -3,14 +3,14 @@
  * backend with nvcc together with their CUDA functions, and declared for `ttg.device.kernels.load`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type * as ttg from 'ttg';
 
 import { backend } from './suite.js';
+import { scratchDir } from '../../scratch-dir.js';
 
 /** The package root. */
 export const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -20,7 +20,7 @@ export const root = fileURLToPath(new URL('../../../../', import.meta.url));
  * functions of the same kernels (test_kernels_cuda.cu), which launch on the task's stream.
  */
 export function build(): string {
-  const lib = join(mkdtempSync(join(tmpdir(), 'ttg-kernels-')), 'libtestkernels.so');
+  const lib = join(scratchDir('ttg-kernels-'), 'libtestkernels.so');
   const src = (f: string) => join(root, 'test', 'fixtures', 'kernels', f);
   const inc = `-I${join(root, 'native', 'include')}`;
   if (backend === 'cuda') execFileSync('nvcc', ['-shared', '-Xcompiler', '-fPIC', '-O2', inc, src('test_kernels.c'), src('test_kernels_cuda.cu'), '-o', lib]);

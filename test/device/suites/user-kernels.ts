@@ -6,8 +6,7 @@
  * declared.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 
 import { expect } from 'chai';
@@ -16,6 +15,7 @@ import * as ttg from 'ttg';
 import { expectTtgError, fence, rejection, thrown, tick } from '../../helpers.js';
 import { backend, onSuiteDevices } from './suite.js';
 import { build, nvcc, root, specs, type SPECS } from './test-kernels.js';
+import { scratchDir } from '../../scratch-dir.js';
 
 let graphs = 0;
 /** Runs `body` as the generator body of one device task and fences. */
@@ -245,7 +245,7 @@ describe(`a program's own kernels on the ${backend} backend`, () => {
       k = { ...k, ...ttg.device.kernels.load(lib, { axpby2: { host: 'axpby', cuda: 'axpby', buffers: ['in', 'inout'], scalars: 2 } }) };
     } else {
       this.timeout(120_000);
-      const cu = join(mkdtempSync(join(tmpdir(), 'ttg-cuda-kernels-')), 'libtestcuda.so');
+      const cu = join(scratchDir('ttg-cuda-kernels-'), 'libtestcuda.so');
       execFileSync('nvcc', ['-shared', '-Xcompiler', '-fPIC', '-O2', `-I${join(root, 'native', 'include')}`, join(root, 'test', 'fixtures', 'kernels', 'test_kernels_cuda.cu'), '-o', cu]);
       k = { ...k, ...ttg.device.kernels.load(cu, { axpby2: { host: 'axpby_host', cuda: 'axpby_cuda', buffers: ['in', 'inout'], scalars: 2 } }) };
     }
