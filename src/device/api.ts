@@ -81,8 +81,8 @@ export const kernels = {
 /**
  * Enqueues a timestamp on `stream`: when the stream reaches it, `into[index]` receives the
  * steady-clock time in milliseconds (the same clock for every stream and backend, so intervals
- * of different streams can be compared; like recording a CUDA event). `into` must stay alive
- * until the task's next `kernel()` wait.
+ * of different streams can be compared; like recording a CUDA event). Read `into` after the
+ * task's next `kernel()` wait; the task keeps it alive until it ends.
  */
 export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   const r = deviceRuntime();
@@ -94,6 +94,7 @@ export function stamp(stream: Stream, into: Float64Array, index = 0): void {
   if (why !== undefined) throw DeviceErrors.invalid('ttg.device.stamp(stream, into, index)', why);
   r.streams.op(stream, OpKind.Stamp, '', 0, 0, 0, 0, 0, into.subarray(index, index + 1), 0, null, 0, null, 0, null, 0, runningTask());
   noteOp();
+  (runningTask().written ??= []).push(into);   // the stream writes it when it gets there, however the program holds it
 }
 
 /** Counters of one place: a device, or the host place beside the devices. */

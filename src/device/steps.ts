@@ -354,7 +354,7 @@ function kernelWait(r: DeviceRuntime, bufs: readonly AnyBuffer[], task: Task): P
       st.lastOp = s.ops;
       (st.copiesHome ??= []).push(...copied);
       // the copies queued write their hashes when they run: the slots must outlive them
-      if (hashes !== undefined) (st.copiesHomeHashes ??= []).push(...hashes);
+      if (hashes !== undefined) (st.written ??= []).push(...hashes);
     }
     if (elsewhere !== undefined) for (const p of elsewhere) p.catch(() => {});
     throw e;

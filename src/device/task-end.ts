@@ -115,8 +115,8 @@ function release(r: DeviceRuntime, st: TaskState, tt: TTImpl): void {
   if (st.copiesHome !== undefined) {
     for (const b of st.copiesHome) r.memory.copiedBack(b, st.stream.device, -1);
     st.copiesHome = undefined;
-    st.copiesHomeHashes = undefined;
   }
+  st.written = undefined;
   if (st.marked !== undefined) for (const b of st.marked) unmarkQueuedRead(b);
   st.marked = undefined;
   if (st.placedAt !== undefined) {

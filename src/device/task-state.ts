@@ -39,8 +39,12 @@ export class TaskState implements ReadyStep, Acquirer {
   marked: AnyBuffer[] | undefined = undefined;
   /** Copies home of a wait whose marker could not be enqueued: unpinned when the task ends (after its marker). */
   copiesHome: AnyBuffer[] | undefined = undefined;
-  /** The slots those copies write their hashes into: the native copies write them when they run, so they live until then. */
-  copiesHomeHashes: Array<BigUint64Array | undefined> | undefined = undefined;
+  /**
+   * Host memory that queued ops write when they run (the hash slots of those copies home, the
+   * program's stamp arrays): referenced until the task ends, after its marker, so none is collected
+   * under a native write.
+   */
+  written: Array<ArrayBufferView | undefined> | undefined = undefined;
   /** Buffers a wait copied home while their device copy stays valid, with the host data's hash then: a host write is noticed. */
   hostWatch: Map<AnyBuffer, bigint> | undefined = undefined;
   /** Judgements of large watched buffers running on workers: the task ends after them (host-writes.ts). */
