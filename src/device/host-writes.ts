@@ -39,10 +39,7 @@ export function settleHostWrites(memory: MemoryManager, st: TaskState, only?: (b
     }
     // small, or another task's check of `b` still runs: one hash here judges both (one pending check per buffer)
     const now = memory.hashHost(b);
-    if (pending !== undefined) {
-      b.hostCheck = undefined;
-      if (b.version === pending.version) judge(memory, b, pending.hash, now);
-    }
+    judgePending(memory, b, now);
     judge(memory, b, h, now);
   }
   if (w.size === 0) st.hostWatch = undefined;
@@ -71,10 +68,15 @@ function checkSoon(memory: MemoryManager, b: AnyBuffer, h: bigint): Promise<void
 
 /** A kernel is about to use `b` whose check is pending: judged now, on this thread. */
 export function judgeNow(memory: MemoryManager, b: AnyBuffer): void {
+  if (b.hostCheck !== undefined) judgePending(memory, b, memory.hashHost(b));
+}
+
+/** `b`'s pending check (if any) is judged with `now`, the hash of its host array taken on this thread; its worker's verdict is then ignored. */
+function judgePending(memory: MemoryManager, b: AnyBuffer, now: bigint): void {
   const check = b.hostCheck;
   if (check === undefined) return;
   b.hostCheck = undefined;
-  if (b.version === check.version) judge(memory, b, check.hash, memory.hashHost(b));
+  if (b.version === check.version) judge(memory, b, check.hash, now);
 }
 
 /** After a wait of `named` fired: those that are current on the host and still on a device are watched. */

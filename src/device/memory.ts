@@ -360,9 +360,18 @@ export class MemoryManager {
    * through a typed array of the same memory) makes the host copy the only current one.
    */
   private checkProgramWrites(b: AnyBuffer): void {
+    if (this.hasRef(b)) this.programWritesJudged(b, this.hashHost(b));
+    else b.checkedPhase = this.phase;
+  }
+
+  /** `b` has a hash of its host array that still stands for its device copies (what the program may have written since is told by hashing again). */
+  private hasRef(b: AnyBuffer): boolean {
+    return b.refVersion === b.version && this.coherent(b);
+  }
+
+  /** `b`'s host array hashes to `h` at the phase's first acquisition: changed since its reference, the host copy is the current one. */
+  private programWritesJudged(b: AnyBuffer, h: bigint): void {
     b.checkedPhase = this.phase;
-    if (b.refVersion !== b.version || !this.coherent(b)) return;
-    const h = this.hashHost(b);
     if (h !== b.refHash) this.hostWrites(b);
   }
 
@@ -379,13 +388,11 @@ export class MemoryManager {
         (later ??= []).push(pending);
         continue;
       }
-      if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_BYTES || b.refVersion !== b.version || !this.coherent(b)) continue;
+      if (b.checkedPhase === this.phase || b.bytes < OFF_THREAD_BYTES || !this.hasRef(b)) continue;
       const version = b.version;
       (later ??= []).push(this.hashSoon(b).then((h) => {
         // checked by another acquisition meanwhile, or written (then the host copy is current anyway)
-        if (b.checkedPhase === this.phase || b.version !== version) return;
-        b.checkedPhase = this.phase;
-        if (h !== b.refHash) this.hostWrites(b);
+        if (b.checkedPhase !== this.phase && b.version === version) this.programWritesJudged(b, h);
       }));
     }
     return later === undefined ? undefined : Promise.all(later);

@@ -64,8 +64,8 @@ export class ReadOnlyWatch {
         // copies, which a write would make stale, waits for it
         const earlier = b.readOnlyCheck;
         const both = earlier === undefined ? judged : Promise.all([earlier, judged]);
-        const settled: Promise<void> = both.then(() => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; },
-          () => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; });
+        const clear = (): void => { if (b.readOnlyCheck === settled) b.readOnlyCheck = undefined; };
+        const settled: Promise<void> = both.then(clear, clear);
         b.readOnlyCheck = settled;
         (later ??= []).push(judged);
         continue;
