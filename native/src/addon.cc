@@ -74,7 +74,12 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     define_settings_exports(env, exports);
   }
 
-  void Deliver(Napi::Env env, Napi::Function fn) {
+  // `polled`: the JS thread polled for this batch, and polls again after it (endpoint.ts);
+  // otherwise it does when `fn` returns true, or, for a batch without arrivals (`fn` not called),
+  // when it was about to before.
+  void Deliver(Napi::Env env, Napi::Function fn, bool polled) {
+    const bool was_polling = comm().js_away();
+    bool polls_next = polled || was_polling;
     Batch b = comm().take();
     pins_.release(b.released);
     if (!tracked_.empty() && !b.released.empty()) ReportSent(env, b.released);
@@ -84,13 +89,15 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
       ArrivalBatch batch = batcher_.flatten(env, b.arrivals, pending_, delivering_);
       delivering_ = true;
       try {
-        fn.Call({batch.meta, batch.bytes, batch.extra, Napi::Number::New(env, static_cast<double>(batch.rows))});
+        const Napi::Value again = fn.Call({batch.meta, batch.bytes, batch.extra, Napi::Number::New(env, static_cast<double>(batch.rows))});
+        polls_next = polled || (again.IsBoolean() && again.As<Napi::Boolean>().Value());
       } catch (const Napi::Error& e) {
         napi_fatal_exception(env, e.Value());
       }
       delivering_ = false;
     }
     Settle(env, b.completions);
+    comm().js_back(polls_next);
   }
 
  private:
@@ -119,7 +126,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (launched && !TTG_HAVE_MPI) {
       std::fprintf(stderr, "ttg_native: launched by mpirun but built without MPI; this process runs as rank 0 of 1\n");
     }
-    waker_.start(env, info[0].As<Napi::Function>(), [this](Napi::Env e, Napi::Function fn) { Deliver(e, fn); }, "ttg-comm");
+    waker_.start(env, info[0].As<Napi::Function>(), [this](Napi::Env e, Napi::Function fn) { Deliver(e, fn, false); }, "ttg-comm");
     waker_.ref(true);
     try {
       comm().start(launched && TTG_HAVE_MPI, [this] { waker_.wake(); });
@@ -381,7 +388,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "ttg_native.poll(us, onArrivals): onArrivals must be a function");
     const double us = info[0].ToNumber().DoubleValue();
     if (!comm().wait_output(us > 0 ? static_cast<unsigned>(std::min(us, 1e6)) : 0)) return Napi::Boolean::New(env, false);
-    Deliver(env, info[1].As<Napi::Function>());
+    Deliver(env, info[1].As<Napi::Function>(), us > 0);
     return Napi::Boolean::New(env, true);
   }
 

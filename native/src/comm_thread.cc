@@ -43,6 +43,21 @@ bool g_mpi_finalized = false;
 
 constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
 constexpr std::size_t kDirectMaxBytes = 4096;  // payloads the JS thread sends itself
+// Payloads every MPI transport sends eagerly (a rendezvous moves larger ones only when polled).
+constexpr std::size_t kSurelyEagerBytes = 1024;
+// How long this thread keeps polling after it sent a larger payload itself: a rendezvous of a
+// few fragments, whose sender must answer the receiver's reply.
+constexpr unsigned kMoveSpinUs = 200;
+
+std::size_t payload_bytes(const SendCmd& c) {
+  std::size_t n = 0;
+  for (const Span& p : c.parts) n += p.bytes;
+  return n;
+}
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -117,9 +132,11 @@ void CommThread::run(bool use_mpi) {
     std::unique_lock<std::mutex> mpi(mpi_mu_, std::defer_lock);
     while (!mpi.try_lock()) std::this_thread::yield();
     // The flag spares the mutex while spinning with nothing enqueued.
-    if (inbox_.load(std::memory_order_acquire)) {
+    if (inbox_.load(std::memory_order_acquire) || late_.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lk(in_mu_);
       inbox_.store(false, std::memory_order_relaxed);
+      late_.store(false, std::memory_order_relaxed);
+      due_ns_.store(kNever, std::memory_order_relaxed);  // this thread times what it takes
       sends.swap(sends_);
       recvs.swap(recvs_);
       colls.swap(colls_);
@@ -130,6 +147,7 @@ void CommThread::run(bool use_mpi) {
     bool active = !sends.empty() || !recvs.empty() || !colls.empty();
     // One failed command must not drop the others of its pass (they are counted as sent in JS).
     for (SendCmd& c : sends) {
+      if (payload_bytes(c) > kSurelyEagerBytes) moved_ns_.store(now_ns(), std::memory_order_relaxed);
       try {
         transport_->send(std::move(c), b);
       } catch (const std::exception& e) {
@@ -143,34 +161,13 @@ void CommThread::run(bool use_mpi) {
         b.arrivals.push_back(error_arrival(e.what()));
       }
     }
-    const auto now = colls.empty() && deferred_.empty() ? Clock::time_point{} : Clock::now();
-    for (CollCmd& c : colls) {
-      const auto due = now + std::chrono::microseconds(c.delay_us);
-      const int comm = c.comm;
-      deferred_[comm].push_back(Deferred{due, ++deferred_seq_, std::move(c)});
-    }
-    // In call order per communicator: a later collective never overtakes a delayed one (MPI needs
-    // the same order on every rank); communicators do not wait for each other, except that a
-    // blocking one (a split, a job) starts only after everything called before it, so that every
-    // rank enters its blocking collectives in the order JS called them.
-    for (auto it = deferred_.begin(); it != deferred_.end();) {
-      auto& q = it->second;
-      while (!q.empty() && start_of(q.front(), last_active) <= now && !waits_its_turn(q.front())) {
-        CollCmd c = std::move(q.front().cmd);
-        q.pop_front();
-        active = true;
-        const std::uint64_t promise = c.promise;
-        try {
-          transport_->collective(std::move(c), b);
-        } catch (const std::exception& e) {
-          b.completions.push_back(Completion{promise, false, {}, e.what()});
-        }
-      }
-      it = q.empty() ? deferred_.erase(it) : std::next(it);
+    if (!colls.empty() || !deferred_.empty()) {
+      const auto now = Clock::now();
+      deferred_.add(colls, now);
+      active = deferred_.start_ready(*transport_, b, now, last_active, true).any || active;
     }
     sends.clear();
     recvs.clear();
-    colls.clear();
     try {
       active = transport_->progress(b) || active;
     } catch (const std::exception& e) {
@@ -181,20 +178,35 @@ void CommThread::run(bool use_mpi) {
       direct_ = false;  // MPI is finalized next: the JS thread must not call it any more
       break;
     }
-    // read under the lock: a direct send or poll of the JS thread changes the transport's lists
-    const bool transfers = transport_->busy();
-    mpi.unlock();
     // what the JS thread sent or found itself counts as traffic for the spin window and fence waves
-    if (js_traffic_.exchange(false, std::memory_order_relaxed)) last_active = Clock::now();
+    if (active || js_traffic_.exchange(false, std::memory_order_relaxed)) last_active = Clock::now();
+    // read under the lock: the JS thread's direct sends, polls and collectives change these
+    const bool transfers = transport_->busy();
+    const auto until = deferred_.empty() ? Clock::time_point::max() : deferred_.next_start(last_active);
+    const bool blocking_ahead = deferred_.blocking_ahead();
+    mpi.unlock();
     if (active) {
       spinning_.store(true, std::memory_order_relaxed);
       sleep_us = 0;
-      last_active = Clock::now();
       continue;
     }
-    const auto until = deferred_.empty() ? Clock::time_point::max() : deferred_start(last_active);
     if (!transport_->needs_polling()) {
       idle_wait(sleep_us, max_idle_us_, until);
+      continue;
+    }
+    // The JS thread progresses MPI itself while it polls, and takes nothing while it handles a
+    // batch: a pass beside it would only take its core. Transfers in flight still move while it
+    // computes, on a timer rather than a spin.
+    // Not right after a large payload was sent, nor while transfers are in flight beside a JS
+    // thread that computes: MPI moves a rendezvous only when polled (a send it reported done may
+    // still wait for the receiver's reply), and the receiver waits meanwhile.
+    const int js = js_state_.load();
+    const bool moves = transfers || now_ns() - moved_ns_.load(std::memory_order_relaxed) < spin_us_ * 1000LL;
+    if (direct_ && js != kJsIdle && !moves) {
+      spinning_.store(false, std::memory_order_relaxed);
+      sleep_us = 0;
+      // the JS thread starts delayed collectives that come due meanwhile, but not a split or a job
+      park(blocking_ahead ? until : Clock::time_point::max());
       continue;
     }
     const auto idle = Clock::now() - last_active;
@@ -222,10 +234,7 @@ void CommThread::run(bool use_mpi) {
   g_after_kernel.store(nullptr, std::memory_order_relaxed);
   g_running.store(nullptr, std::memory_order_release);
   Batch last;
-  for (auto& [comm, q] : deferred_) {
-    for (Deferred& d : q) last.completions.push_back(Completion{d.cmd.promise, false, {}, "finalized before it started"});
-  }
-  deferred_.clear();
+  for (CollCmd& c : deferred_.drain()) last.completions.push_back(Completion{c.promise, false, {}, "finalized before it started"});
   try {
     transport_->shutdown(last);
   } catch (const std::exception& e) {
@@ -238,36 +247,10 @@ void CommThread::run(bool use_mpi) {
   outbox_.append(std::move(last));
 }
 
-std::chrono::steady_clock::time_point CommThread::start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active) {
-  if (d.cmd.quiet_us == 0) return d.due;
-  return std::min(d.due, last_active + std::chrono::microseconds(d.cmd.quiet_us));
-}
-
-std::uint64_t CommThread::first_deferred_seq() const {
-  std::uint64_t first = UINT64_MAX;
-  for (const auto& [comm, q] : deferred_) {
-    if (!q.empty()) first = std::min(first, q.front().seq);
-  }
-  return first;
-}
-
-bool CommThread::waits_its_turn(const Deferred& d) const {
-  const bool blocking = d.cmd.kind == CollKind::Split || d.cmd.kind == CollKind::Job;
-  return blocking && d.seq != first_deferred_seq();
-}
-
-std::chrono::steady_clock::time_point CommThread::deferred_start(std::chrono::steady_clock::time_point last_active) const {
-  // a blocking collective that waits for an earlier one starts when that one does, not before
-  auto first = std::chrono::steady_clock::time_point::max();
-  for (const auto& [comm, q] : deferred_) {
-    if (!waits_its_turn(q.front())) first = std::min(first, start_of(q.front(), last_active));
-  }
-  return first;
-}
-
 void CommThread::poke_running() {
   CommThread* c = g_running.load(std::memory_order_acquire);
-  if (c != nullptr) c->poke();
+  // a JS thread that polls or handles a batch looks at MPI itself after the kernel
+  if (c != nullptr && c->js_state_.load(std::memory_order_relaxed) == kJsIdle) c->poke();
 }
 
 void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until) {
@@ -287,6 +270,51 @@ void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::ste
   in_cv_.wait_until(lk, std::min(until, std::chrono::steady_clock::now() + std::chrono::microseconds(sleep_us)), has_work);
 }
 
+void CommThread::park(std::chrono::steady_clock::time_point until) {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock<std::mutex> lk(in_mu_);
+  // With js_idle's store of js_state_ then load of parked_ (sequentially consistent), either
+  // that call sees this park and notifies, or the predicate below sees the JS thread idle.
+  parked_.store(true);
+  auto woken = [this] {
+    return js_state_.load() == kJsIdle || poked_.exchange(false, std::memory_order_relaxed) || stop_ || abort_ ||
+           !sends_.empty() || !recvs_.empty() || !colls_.empty();
+  };
+  for (;;) {
+    const unsigned cap_us = js_state_.load() == kJsPolling ? deep_idle_us_ : compute_idle_us_;
+    const auto deadline = std::min(until, Clock::now() + std::chrono::microseconds(cap_us));
+    if (in_cv_.wait_until(lk, deadline, woken) || Clock::now() >= until) break;
+    // Timed out: a pass is due unless the JS thread is polling right now (it progresses MPI
+    // itself). Not merely about to poll: that could be stale, and the pass bounds the wait.
+    if (!js_polling_.load()) break;
+  }
+  parked_.store(false);
+}
+
+void CommThread::js_idle() {
+  js_state_.store(kJsIdle);
+  if (!parked_.load()) return;
+  { std::lock_guard<std::mutex> lk(in_mu_); }
+  in_cv_.notify_one();
+}
+
+bool CommThread::js_away() {
+  // A JS thread that was not polling (it was woken for this batch) may not poll after it either:
+  // the comm thread keeps its own policy rather than sleep through the batch and be woken after.
+  if (js_state_.load() == kJsIdle) return false;
+  js_state_.store(kJsAway);
+  return true;
+}
+
+void CommThread::js_back(bool polls_next) {
+  if (polls_next) {
+    js_state_.store(kJsPolling);
+    start_due(now_ns());
+  } else {
+    js_idle();
+  }
+}
+
 void CommThread::publish(Batch&& b) {
   {
     std::lock_guard<std::mutex> lk(out_mu_);
@@ -300,14 +328,19 @@ void CommThread::publish(Batch&& b) {
 bool CommThread::wait_output(unsigned us) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
   js_polling_.store(true);
+  js_state_.store(kJsPolling);
   while (!wake_pending_.load()) {
-    if (std::chrono::steady_clock::now() >= until) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) break;
+    start_due(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
     poll_now();
-    std::this_thread::yield();  // the comm thread usually shares this core
+    std::this_thread::yield();  // to the comm thread when it runs a pass on this core
   }
   js_polling_.store(false);
   // A publish() that saw js_polling_ set skipped the wake-up: its batch is taken now.
-  return wake_pending_.load();
+  if (wake_pending_.load()) return true;
+  js_idle();
+  return false;
 }
 
 void CommThread::poll_now() {
@@ -326,8 +359,7 @@ void CommThread::poll_now() {
 }
 
 bool CommThread::send_now(SendCmd& cmd) {
-  std::size_t payload = 0;
-  for (const Span& p : cmd.parts) payload += p.bytes;
+  const std::size_t payload = payload_bytes(cmd);
   // A larger payload is copied or handed to MPI's rendezvous: better done beside JS than by it.
   if (payload > kDirectMaxBytes) return false;
   std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
@@ -345,16 +377,24 @@ bool CommThread::send_now(SendCmd& cmd) {
   // Traffic: the comm thread keeps polling for the reply (its spin window) as if it had sent this
   // itself. One in a long sleep is woken, after the message left, and so is any while requests
   // remain: MPI moves a large payload only when polled, and the reply must not wait out the sleep.
+  // A small pending send has left (MPI sends it eagerly) and only its completion waits: while the
+  // JS thread handles a batch or polls, it polls for that itself, and a wake-up of the comm thread
+  // now would take its core. A larger one is moved by the comm thread for a while (run()).
   js_traffic_.store(true);
-  if (pending || long_sleep_.load()) poke();
+  const bool large = payload > kSurelyEagerBytes;
+  if (large) moved_ns_.store(now_ns(), std::memory_order_relaxed);
+  if (large || (pending && js_state_.load() == kJsIdle) || long_sleep_.load()) poke();
   return true;
 }
 
 bool CommThread::collective_now(CollCmd& cmd) {
   if (cmd.delay_us != 0 || cmd.quiet_us != 0 || cmd.kind == CollKind::Split || cmd.kind == CollKind::Job) return false;
   std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
-  // deferred_ changes only on the comm thread, under this lock
-  if (!mpi.owns_lock() || !direct_ || inbox_.load(std::memory_order_acquire) || !deferred_.empty()) return false;
+  // deferred_ changes only under this lock
+  if (!mpi.owns_lock() || !direct_ || inbox_.load(std::memory_order_acquire) || late_.load(std::memory_order_acquire) ||
+      !deferred_.empty()) {
+    return false;
+  }
   Batch b;
   const std::uint64_t promise = cmd.promise;
   try {
@@ -404,14 +444,54 @@ void CommThread::push(std::vector<Cmd>& q, Cmd&& cmd) {
 
 void CommThread::enqueue(SendCmd&& cmd) {
   push(sends_, std::move(cmd));
-  // A polling comm thread usually shares this core (mpirun binds a rank to one core): let it
-  // start the send now rather than when this thread next blocks. Costs ~1 us when nothing else
-  // wants the core. Large sends gain too: the peer starts copying while JS finishes its turn
-  // (1 MiB ping-pong, 2 vCPUs: ~5 us less per hop).
-  if (yield_on_send_ && spinning_.load(std::memory_order_relaxed)) std::this_thread::yield();
+  // The comm thread, polling or just woken by the push, usually shares this core (mpirun binds a
+  // rank to one core): let it start the send now rather than when this thread next blocks.
+  // Costs ~1 us when nothing else wants the core. Large sends gain too: the peer starts copying
+  // while JS finishes its turn (1 MiB ping-pong, 2 vCPUs: ~5 us less per hop).
+  if (yield_on_send_) std::this_thread::yield();
 }
 void CommThread::enqueue(RecvCmd&& cmd) { push(recvs_, std::move(cmd)); }
-void CommThread::enqueue(CollCmd&& cmd) { push(colls_, std::move(cmd)); }
+void CommThread::enqueue(CollCmd&& cmd) {
+  const unsigned wait_us = cmd.quiet_us == 0 ? cmd.delay_us : std::min(cmd.delay_us, cmd.quiet_us);
+  if (wait_us == 0 || js_state_.load() == kJsIdle) {
+    push(colls_, std::move(cmd));
+    return;
+  }
+  // A delayed collective (a fence wave) waits anyway: a comm thread parked beside a busy JS
+  // thread is not woken for it; the JS thread starts it when it is due (start_due), or the comm
+  // thread when JS goes idle.
+  const std::int64_t due = now_ns() + static_cast<std::int64_t>(wait_us) * 1000;
+  // late_, not inbox_: a send may still go out directly before it (collectives keep their order)
+  std::lock_guard<std::mutex> lk(in_mu_);
+  colls_.push_back(std::move(cmd));
+  late_.store(true, std::memory_order_release);
+  if (due < due_ns_.load(std::memory_order_relaxed)) due_ns_.store(due, std::memory_order_relaxed);
+}
+
+void CommThread::start_due(std::int64_t now) {
+  if (std::min(due_ns_.load(std::memory_order_relaxed), deferred_.next_due_ns()) > now) return;
+  std::unique_lock<std::mutex> mpi(mpi_mu_, std::try_to_lock);
+  // in a pass, the comm thread takes and starts them itself
+  if (!mpi.owns_lock() || !direct_) return;
+  std::vector<CollCmd> colls;
+  {
+    std::lock_guard<std::mutex> lk(in_mu_);
+    // Only when nothing else is queued: the comm thread, woken for that, takes them all in order.
+    if (!inbox_.load(std::memory_order_relaxed)) {
+      colls.swap(colls_);
+      late_.store(false, std::memory_order_relaxed);
+      due_ns_.store(kNever, std::memory_order_relaxed);
+    }
+  }
+  const auto t = std::chrono::steady_clock::now();
+  deferred_.add(colls, t);
+  // By their delay alone: the comm thread's early start of a quiet rank is for a JS thread gone idle.
+  Batch b;
+  const DeferredColls::Started s = deferred_.start_ready(*transport_, b, t, std::chrono::steady_clock::time_point::max(), false);
+  if (!b.empty()) publish(std::move(b));
+  mpi.unlock();
+  if (s.held) poke();  // a split or a job blocks: the comm thread starts it
+}
 
 void CommThread::stop() {
   if (!thread_.joinable()) return;

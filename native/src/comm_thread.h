@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "deferred_colls.h"
 #include "messages.h"
 #include "transport.h"
 
@@ -47,6 +49,13 @@ class CommThread {
   // published; true when there is, to take() now (meanwhile publish() does not wake the loop).
   // Where MPI allows, each look also progresses the transport itself (poll_now).
   bool wait_output(unsigned us);
+  // JS thread, around the handling of a batch: while JS runs tasks it cannot take more arrivals,
+  // so the comm thread sleeps rather than poll beside it; after, `polls_next` says whether JS
+  // polls again shortly (a poll is queued) or may go to sleep (the comm thread takes over).
+  // js_away returns whether JS was polling, or about to, before the batch (only then does the
+  // comm thread leave MPI to it during the batch).
+  bool js_away();
+  void js_back(bool polls_next);
   // Joins the thread after the transport's shutdown (MPI_Finalize); idempotent.
   void stop();
   // MPI_Abort from the comm thread; falls back to _exit if that thread does not respond.
@@ -58,6 +67,14 @@ class CommThread {
   void run(bool use_mpi);
   void publish(Batch&& b);
   void idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until);
+  // Sleeps while the JS thread polls or handles a batch (up to TTG_COMM_DEEP_IDLE_US while it
+  // polls, TTG_COMM_COMPUTE_IDLE_US while it handles one), until `until`, or until a command, a
+  // poke or the JS thread going idle.
+  void park(std::chrono::steady_clock::time_point until);
+  // JS thread: it stops looking at MPI (and may sleep); a parked comm thread takes over now.
+  void js_idle();
+  // JS thread: starts the delayed collectives that are due by `now_ns`, when MPI is free.
+  void start_due(std::int64_t now_ns);
   static void poke_running();
   // Wakes the loop if it sleeps, to poll now.
   void poke();
@@ -91,27 +108,13 @@ class CommThread {
   std::vector<SendCmd> sends_;
   std::vector<RecvCmd> recvs_;
   std::vector<CollCmd> colls_;
-  // A collective waiting for its start time; `seq` numbers collectives in call order.
-  struct Deferred {
-    std::chrono::steady_clock::time_point due;
-    std::uint64_t seq;
-    CollCmd cmd;
-  };
-  // Collectives waiting for their start time (comm thread only), by communicator, in call order.
-  std::map<int, std::deque<Deferred>> deferred_;
-  std::uint64_t deferred_seq_ = 0;
-  // The call-order number of the earliest collective not started yet (of any communicator).
-  std::uint64_t first_deferred_seq() const;
-  // Whether `d` blocks the comm thread (split, job) and something called before it has not started.
-  bool waits_its_turn(const Deferred& d) const;
-  // When `d` starts, given the last pass that saw traffic.
-  static std::chrono::steady_clock::time_point start_of(const Deferred& d, std::chrono::steady_clock::time_point last_active);
-  // When the first deferred collective of any communicator starts (max() when none waits).
-  std::chrono::steady_clock::time_point deferred_start(std::chrono::steady_clock::time_point last_active) const;
+  // Collectives waiting for their start time, under mpi_mu_.
+  DeferredColls deferred_;
   std::atomic<bool> long_sleep_{false};  // the loop sleeps longer than TTG_COMM_IDLE_US
   std::atomic<bool> js_traffic_{false};  // the JS thread sent or received directly since the last pass
   std::atomic<bool> poked_{false};  // a kernel finished: a good moment to poll (see cpu_pressure.h)
   std::atomic<bool> inbox_{false};  // set with in_mu_ held whenever a command or stop/abort is queued
+  std::atomic<bool> late_{false};   // set with in_mu_ held when a delayed collective is queued without a wake-up
   bool stop_ = false;
   bool abort_ = false;
   int abort_code_ = 0;
@@ -120,6 +123,17 @@ class CommThread {
   Batch outbox_;
   std::atomic<bool> wake_pending_{false};
   std::atomic<bool> js_polling_{false};  // the JS thread is in wait_output()
+  // What the JS thread does, for the comm thread's policy: it looks at MPI itself (polls, or will
+  // shortly), handles a batch, or neither (asleep, or running code that does not poll).
+  enum JsState : int { kJsIdle, kJsPolling, kJsAway };
+  std::atomic<int> js_state_{kJsIdle};
+  std::atomic<bool> parked_{false};  // the comm thread sleeps in park()
+  static constexpr std::int64_t kNever = INT64_MAX;
+  // Steady-clock ns when the first delayed collective queued without a wake-up is due (kNever:
+  // none); written under in_mu_, read by the JS thread's polls.
+  std::atomic<std::int64_t> due_ns_{kNever};
+  // Steady-clock ns when a payload that MPI may move only when polled was last sent (either thread).
+  std::atomic<std::int64_t> moved_ns_{0};
 };
 
 }  // namespace ttg

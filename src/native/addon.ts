@@ -112,9 +112,10 @@ export const enum PayloadMode {
  * `meta` (see {@link ArrivalField}), the header (and eager payload) bytes in `bytes`, and per
  * arrival index the lent buffers of a message or the text of an error in `extra` (undefined when
  * none has any; a batch of one message lent one buffer has that ArrayBuffer as `extra` itself).
- * `meta` and `bytes` are reused by the next batch: read them during the call.
+ * `meta` and `bytes` are reused by the next batch: read them during the call. Returning true says
+ * the JS thread polls (`poll`) again shortly, so the comm thread need not poll beside it.
  */
-export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => void;
+export type ArrivalsCallback = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => boolean | void;
 
 /** Called on the JS thread with the pins of tracked sends whose memory the comm thread no longer reads. */
 export type SentCallback = (pins: Float64Array) => void;
@@ -288,9 +289,12 @@ export interface NativeAddon {
    */
   keepAlive(on: boolean): void;
   /**
-   * Waits up to `us` microseconds on the JS thread (yielding its core between looks) for the comm
-   * thread's next batch; if one comes, hands it to `onArrivals` (the function given to
-   * {@link start}) before returning true, as a wake-up of the event loop would have.
+   * Waits up to `us` microseconds on the JS thread (progressing MPI itself between looks) for the
+   * comm thread's next batch; if one comes, hands it to `onArrivals` (the function given to
+   * {@link start}) before returning true, as a wake-up of the event loop would have. While this
+   * thread polls, and after a batch found with `us > 0` (the caller then polls again shortly),
+   * the comm thread sleeps instead of polling beside it; a poll that finds nothing, or one of
+   * 0 µs, hands MPI back to the comm thread.
    */
   poll(us: number, onArrivals: ArrivalsCallback): boolean;
   /** Stops the comm thread and calls MPI_Finalize once. Idempotent. */

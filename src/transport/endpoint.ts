@@ -75,7 +75,7 @@ export class MpiEndpoint {
   broken: TtgError | undefined = undefined;
   private readonly pollUs = jsPollUs();
   private pollQueued = false;
-  private readonly onBatchFn = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number) => this.onBatch(meta, bytes, extra, length);
+  private readonly onBatchFn = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): boolean => this.onBatch(meta, bytes, extra, length);
   /**
    * Polls for the next batch after the event loop's other callbacks (and the microtasks of this
    * batch's tasks) have run: a message expected in a few microseconds is then handled without
@@ -85,7 +85,11 @@ export class MpiEndpoint {
    */
   private readonly pollFn = () => {
     this.pollQueued = false;
-    if (this.holds > 0 && !this.finalized && this.native.poll(this.pollUs, this.onBatchFn) && !this.pollQueued) {
+    if (this.finalized) return;
+    // A poll of 0 µs (no world waits any more) takes what is ready and tells the comm thread
+    // that this thread stops looking at MPI: it no longer leaves the polling to this thread.
+    const us = this.holds > 0 ? this.pollUs : 0;
+    if (this.native.poll(us, this.onBatchFn) && us > 0 && !this.pollQueued) {
       this.pollQueued = true;
       setImmediate(this.pollFn);
     }
@@ -184,8 +188,11 @@ export class MpiEndpoint {
     }
   }
 
-  /** A batch from the addon, read in place (layout: {@link ArrivalField}). */
-  private onBatch(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): void {
+  /**
+   * A batch from the addon, read in place (layout: {@link ArrivalField}). True when a poll for the
+   * next one is queued: the comm thread then leaves MPI to this thread.
+   */
+  private onBatch(meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): boolean {
     const main = this.worlds.get(0)!;
     main.batch(() => {
       let off = 0;
@@ -234,6 +241,7 @@ export class MpiEndpoint {
       this.pollQueued = true;
       setImmediate(this.pollFn);
     }
+    return this.pollQueued;
   }
 
   private payload(w: WorldReceiver, id: number): void {

@@ -18,6 +18,7 @@ interface SmokeResult {
   badStencil: string;
   allreduce: number[];
   inOrder: number[];
+  inOrderPolling: number[];
   noComm: string;
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -41,6 +42,7 @@ describe('native addon under mpirun', function () {
         expect(r).to.include({ size: np, mpi: true, bad: 0 });
         expect(r.allreduce).to.deep.equal([np, (np * (np - 1)) / 2, 0]);
         expect(r.inOrder, 'a delayed allreduce, then one started at once').to.deep.equal([(np * (np - 1)) / 2, np, 5 * np * (np - 1), np, np]);
+        expect(r.inOrderPolling, 'the same while the JS thread polls').to.deep.equal(r.inOrder);
         expect(r.noComm).to.match(/no communicator 99/);
         expect(r.stats.sent_msgs).to.equal(np * 6);
         expect(r.stats.recv_msgs).to.equal(np * 6);
@@ -59,9 +61,13 @@ describe('native addon under mpirun', function () {
     });
   }
 
-  it('starts blocking collectives (a split, a job) in call order across communicators, behind a delayed one, at 2 ranks', () => {
-    const script = fileURLToPath(new URL('../mpi/blocking-order.js', import.meta.url));
-    const out = rankResults<{ rank: number; sum: number; comm: number; jobOk: boolean }>(2, script, [], 60_000);
-    for (const r of out) expect([r.sum, r.comm > 0, r.jobOk], `rank ${r.rank}`).to.deep.equal([2, true, true]);
-  });
+  for (const poll of [false, true]) {
+    it(`starts blocking collectives (a split, a job) in call order across communicators, behind a delayed one, at 2 ranks${poll ? ', while the JS thread polls' : ''}`, () => {
+      const script = fileURLToPath(new URL('../mpi/blocking-order.js', import.meta.url));
+      const out = rankResults<{ rank: number; sum: number; comm: number; jobOk: boolean; ms: number }>(2, script, poll ? ['poll'] : [], 60_000);
+      for (const r of out) expect([r.sum, r.comm > 0, r.jobOk], `rank ${r.rank}`).to.deep.equal([2, true, true]);
+      // rank 0's allreduce waited out its delay, and nothing waited much longer
+      expect(out[0]!.ms).to.be.within(290, 5000);
+    });
+  }
 });

@@ -74,8 +74,24 @@ const sum = await addon.allreduce(new Float64Array([1, rank, bad]));
 const delayed = addon.allreduce(Float64Array.of(rank, 1), 2000);
 const after = addon.allreduce(Float64Array.of(10 * rank, 1, 1));
 const inOrder = [...await delayed, ...await after];
+// The same with the even ranks' JS thread polling (after a poll that found a batch): a delayed
+// collective is then queued without waking the comm thread, and the JS thread starts it itself
+// when due; the odd ranks take the comm thread's path. Either way the call order holds on every
+// rank (ranks that disagreed would reduce 3 values against 2).
+const found = addon.allreduce(Float64Array.of(1));
+if (rank % 2 === 0) while (!addon.poll(1000, () => {})) { /* until the completion's batch comes */ }
+await found;
+const delayedWhilePolling = addon.allreduce(Float64Array.of(rank, 1), 2000);
+const afterWhilePolling = addon.allreduce(Float64Array.of(10 * rank, 1, 1));
+let settled = false;
+const both = Promise.all([delayedWhilePolling, afterWhilePolling]).finally(() => (settled = true));
+while (!settled && rank % 2 === 0) {
+  addon.poll(1000, () => {});
+  await new Promise((r) => setImmediate(r));
+}
+const inOrderPolling = (await both).flatMap((v) => [...v]);
 const noComm = await addon.allreduce(Float64Array.of(1), 0, 99).then(() => 'resolved', (e: Error) => e.message);
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, inOrderPolling, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);
