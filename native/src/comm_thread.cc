@@ -452,6 +452,7 @@ void CommThread::enqueue(SendCmd&& cmd) {
 }
 void CommThread::enqueue(RecvCmd&& cmd) { push(recvs_, std::move(cmd)); }
 void CommThread::enqueue(CollCmd&& cmd) {
+  cmd.queued = std::chrono::steady_clock::now();
   const unsigned wait_us = cmd.quiet_us == 0 ? cmd.delay_us : std::min(cmd.delay_us, cmd.quiet_us);
   if (wait_us == 0 || js_state_.load() == kJsIdle) {
     push(colls_, std::move(cmd));
@@ -460,7 +461,8 @@ void CommThread::enqueue(CollCmd&& cmd) {
   // A delayed collective (a fence wave) waits anyway: a comm thread parked beside a busy JS
   // thread is not woken for it; the JS thread starts it when it is due (start_due), or the comm
   // thread when JS goes idle.
-  const std::int64_t due = now_ns() + static_cast<std::int64_t>(wait_us) * 1000;
+  const std::int64_t due = std::chrono::duration_cast<std::chrono::nanoseconds>(cmd.queued.time_since_epoch()).count() +
+                           static_cast<std::int64_t>(wait_us) * 1000;
   // late_, not inbox_: a send may still go out directly before it (collectives keep their order)
   std::lock_guard<std::mutex> lk(in_mu_);
   colls_.push_back(std::move(cmd));

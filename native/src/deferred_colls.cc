@@ -9,7 +9,8 @@ namespace ttg {
 void DeferredColls::add(std::vector<CollCmd>& colls, Clock::time_point now) {
   for (CollCmd& c : colls) {
     const int comm = c.comm;
-    const auto due = now + std::chrono::microseconds(c.delay_us);
+    const auto from = c.queued == Clock::time_point{} ? now : c.queued;
+    const auto due = from + std::chrono::microseconds(c.delay_us);
     queues_[comm].push_back(Deferred{due, ++seq_, std::move(c)});
   }
   colls.clear();

@@ -21,7 +21,7 @@ class DeferredColls {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Queues `colls` (in call order), each due `delay_us` after `now`.
+  // Queues `colls` (in call order), each due `delay_us` after it was called (`queued`, else `now`).
   void add(std::vector<CollCmd>& colls, Clock::time_point now);
   // Starts, in order, those whose time has come: at their due time or, with a quiet time, once
   // this rank has had no traffic since `quiet_from` for that long (Clock::time_point::max(): no

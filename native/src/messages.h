@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -196,6 +197,7 @@ struct CollCmd {
   std::uint64_t pin = 0;
   std::uint32_t delay_us = 0;  // start no sooner than this long after it was enqueued (in order)
   std::uint32_t quiet_us = 0;  // with delay_us: start sooner, once this rank has had no traffic that long
+  std::chrono::steady_clock::time_point queued{};  // when JS called it (the delay counts from there)
   int comm = 0;                // communicator: 0 the whole job, n a split's (see Split)
   int color = 0;               // Split: ranks of one color form a communicator (< 0: none)
   int key = 0;                 // Split: orders the ranks of a color

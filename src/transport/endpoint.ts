@@ -75,20 +75,25 @@ export class MpiEndpoint {
   broken: TtgError | undefined = undefined;
   private readonly pollUs = jsPollUs();
   private pollQueued = false;
+  /** The last batch brought messages: a reply to what they made this rank send may follow. */
+  private afterMessages = false;
   private readonly onBatchFn = (meta: Float64Array, bytes: Uint8Array, extra: ArrivalExtra, length: number): boolean => this.onBatch(meta, bytes, extra, length);
   /**
    * Polls for the next batch after the event loop's other callbacks (and the microtasks of this
    * batch's tasks) have run: a message expected in a few microseconds is then handled without
    * the wake-up of a sleeping event loop, which costs more than the message itself. A poll that
    * found a batch without arrivals (a fence wave's completion, sends done) polls again, since no
-   * onBatch will: the next message of an exchange is still on its way.
+   * onBatch will: the next message of an exchange is still on its way. It polls while a world
+   * waits (a fence, a collective) and after a batch of messages, also outside fences: a program
+   * awaiting its own promise exchanges messages as fast.
    */
   private readonly pollFn = () => {
     this.pollQueued = false;
     if (this.finalized) return;
-    // A poll of 0 µs (no world waits any more) takes what is ready and tells the comm thread
+    // A poll of 0 µs (nothing expected any more) takes what is ready and tells the comm thread
     // that this thread stops looking at MPI: it no longer leaves the polling to this thread.
-    const us = this.holds > 0 ? this.pollUs : 0;
+    const us = this.holds > 0 || this.afterMessages ? this.pollUs : 0;
+    this.afterMessages = false;
     if (this.native.poll(us, this.onBatchFn) && us > 0 && !this.pollQueued) {
       this.pollQueued = true;
       setImmediate(this.pollFn);
@@ -237,7 +242,8 @@ export class MpiEndpoint {
         else w.batch(() => this.hand(w, a));
       }
     });
-    if (this.pollUs > 0 && this.holds > 0 && !this.pollQueued) {
+    if (length > 0) this.afterMessages = true;
+    if (this.pollUs > 0 && (this.holds > 0 || this.afterMessages) && !this.pollQueued) {
       this.pollQueued = true;
       setImmediate(this.pollFn);
     }

@@ -19,6 +19,8 @@ interface SmokeResult {
   allreduce: number[];
   inOrder: number[];
   inOrderPolling: number[];
+  waveSum: number;
+  waveMs: number;
   noComm: string;
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -43,6 +45,8 @@ describe('native addon under mpirun', function () {
         expect(r.allreduce).to.deep.equal([np, (np * (np - 1)) / 2, 0]);
         expect(r.inOrder, 'a delayed allreduce, then one started at once').to.deep.equal([(np * (np - 1)) / 2, np, 5 * np * (np - 1), np, np]);
         expect(r.inOrderPolling, 'the same while the JS thread polls').to.deep.equal(r.inOrder);
+        expect(r.waveSum).to.equal(np);
+        expect(r.waveMs, 'a 100 ms delay, counted once').to.be.within(95, 190);
         expect(r.noComm).to.match(/no communicator 99/);
         expect(r.stats.sent_msgs).to.equal(np * 6);
         expect(r.stats.recv_msgs).to.equal(np * 6);

@@ -90,8 +90,20 @@ while (!settled && rank % 2 === 0) {
   await new Promise((r) => setImmediate(r));
 }
 const inOrderPolling = (await both).flatMap((v) => [...v]);
+// A delayed allreduce alone while the even ranks poll (one long poll, so their comm threads
+// sleep): they start it themselves when it is due, not later; its delay counts once, from the call.
+const waveStart = performance.now();
+const wave = addon.allreduce(Float64Array.of(1), 100_000);
+let waveDone = false;
+void wave.finally(() => (waveDone = true));
+while (!waveDone && rank % 2 === 0) {
+  addon.poll(300_000, () => {});
+  await new Promise((r) => setImmediate(r));
+}
+const [waveSum] = await wave;
+const waveMs = performance.now() - waveStart;
 const noComm = await addon.allreduce(Float64Array.of(1), 0, 99).then(() => 'resolved', (e: Error) => e.message);
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, inOrderPolling, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, inOrderPolling, waveSum, waveMs, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);
