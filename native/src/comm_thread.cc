@@ -334,7 +334,9 @@ bool CommThread::wait_output(unsigned us) {
     if (now >= until) break;
     start_due(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
     poll_now();
-    std::this_thread::yield();  // to the comm thread when it runs a pass on this core
+    // To the comm thread when it runs a pass on this core; not while it sleeps: the core would go
+    // to whatever else is runnable (another process) for the rest of its time slice.
+    if (!parked_.load(std::memory_order_relaxed)) std::this_thread::yield();
   }
   js_polling_.store(false);
   // A publish() that saw js_polling_ set skipped the wake-up: its batch is taken now.
