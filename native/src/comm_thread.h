@@ -45,9 +45,10 @@ class CommThread {
 
   // JS thread: everything published since the last call.
   Batch take();
-  // JS thread: polls up to `us` microseconds, yielding the core between looks, for something
-  // published; true when there is, to take() now (meanwhile publish() does not wake the loop).
-  // Where MPI allows, each look also progresses the transport itself (poll_now).
+  // JS thread: polls up to `us` microseconds (yielding the core between looks to an awake comm
+  // thread) for something published; true when there is, to take() now (meanwhile publish()
+  // does not wake the loop). Where MPI allows, each look also progresses the transport itself
+  // (poll_now) and starts delayed collectives that came due (start_due).
   bool wait_output(unsigned us);
   // JS thread, around the handling of a batch: while JS runs tasks it cannot take more arrivals,
   // so the comm thread sleeps rather than poll beside it; after, `polls_next` says whether JS
