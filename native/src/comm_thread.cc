@@ -45,9 +45,6 @@ constexpr auto kDeepIdleAfter = std::chrono::milliseconds(2);  // of backing off
 constexpr std::size_t kDirectMaxBytes = 4096;  // payloads the JS thread sends itself
 // Payloads every MPI transport sends eagerly (a rendezvous moves larger ones only when polled).
 constexpr std::size_t kSurelyEagerBytes = 1024;
-// How long this thread keeps polling after it sent a larger payload itself: a rendezvous of a
-// few fragments, whose sender must answer the receiver's reply.
-constexpr unsigned kMoveSpinUs = 200;
 
 std::size_t payload_bytes(const SendCmd& c) {
   std::size_t n = 0;
@@ -195,11 +192,10 @@ void CommThread::run(bool use_mpi) {
       continue;
     }
     // The JS thread progresses MPI itself while it polls, and takes nothing while it handles a
-    // batch: a pass beside it would only take its core. Transfers in flight still move while it
-    // computes, on a timer rather than a spin.
-    // Not right after a large payload was sent, nor while transfers are in flight beside a JS
-    // thread that computes: MPI moves a rendezvous only when polled (a send it reported done may
-    // still wait for the receiver's reply), and the receiver waits meanwhile.
+    // batch it polled for: a pass beside it would only take its core. Except while transfers are
+    // in flight, or within the spin window of a payload over 1 KiB sent by either thread: MPI
+    // moves a rendezvous only when polled (a send it reported done may still wait for the
+    // receiver's reply), and the receiver waits meanwhile; then the policy below applies.
     const int js = js_state_.load();
     const bool moves = transfers || now_ns() - moved_ns_.load(std::memory_order_relaxed) < spin_us_ * 1000LL;
     if (direct_ && js != kJsIdle && !moves) {
