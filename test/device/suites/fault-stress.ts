@@ -30,8 +30,8 @@ import { expect } from 'chai';
 import * as ttg from 'ttg';
 
 import { deviceRuntime } from '../../../src/device/runtime.js';
-import { loadNative } from '../../../src/native/addon.js';
 import { rng, within } from '../../helpers.js';
+import { faults } from './hostile-kit.js';
 import { backend, onSuiteDevices } from './suite.js';
 import { applyWrite, maxAbs, mismatch } from './stress-model.js';
 import { build, specs } from './test-kernels.js';
@@ -63,11 +63,6 @@ interface Plan {
   acts: Act[];
 }
 
-/** The addon's fault injection (0: off). */
-function faults(f: { faultDevOp?: number; faultDevDone?: number }): void {
-  const native = loadNative()!;
-  native.configure(f as unknown as Parameters<typeof native.configure>[0]);
-}
 
 class FaultStress {
   readonly r: () => number;

@@ -1,11 +1,13 @@
 /**
- * What the hostile-use suites (hostile.ts, hostile-more.ts) share: bounded fences, filled buffers
- * and the count of wrong elements, a stream kept busy, gates, fresh edge names, and one task that
- * takes a whole device.
+ * What the hostile-use suites (hostile.ts, hostile-more.ts, op-packing.ts, fault-stress.ts) share:
+ * bounded fences, filled buffers and the count of wrong elements, a buffer's values checked on the
+ * host, fault injection, "nothing pinned", a stream kept busy, gates, fresh edge names, and one
+ * task that takes a whole device.
  */
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
+import { loadNative } from '../../../src/native/addon.js';
 import { within } from '../../helpers.js';
 
 /** Fences here must settle within this (the hang watchdog fires after HANG_S). */
@@ -40,6 +42,26 @@ export function wrong(a: ArrayLike<number>, want: number): { count: number; firs
     }
   }
   return count === 0 ? { count } : { count, first, at };
+}
+
+/** Brings `b` home (within {@link FENCE_MS}) and expects every element to be `want`. */
+export async function expectHome(b: ttg.Buffer, want: number, what: string): Promise<void> {
+  await within(b.toHost(), FENCE_MS, `${what}: toHost()`);
+  expect(wrong(b.host, want), what).to.deep.equal({ count: 0 });
+}
+
+/** Sets the addon's fault injection (TTG_FAULT_DEVOP / TTG_FAULT_DEVDONE at run time; 0: off). */
+export function faults(f: { faultDevOp?: number; faultDevDone?: number }): void {
+  const native = loadNative()!;
+  native.configure(f as unknown as Parameters<typeof native.configure>[0]);
+}
+
+/** Nothing pinned on any place, and the device's used bytes within its capacity. */
+export function resting(what: string): void {
+  for (const [d, s] of ttg.device.stats().per_device.entries()) {
+    expect(s.pinned_bytes, `${what}: bytes pinned on place ${d}`).to.equal(0);
+    expect(s.used_bytes, `${what}: bytes used on place ${d}`).to.be.at.most(s.capacity);
+  }
 }
 
 /** Enqueues `reps` dgemms C += ones * ones / N on `stream`: a stream kept busy for a while (each ~0.2 ms). */

@@ -11,11 +11,10 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { loadNative } from '../../../src/native/addon.js';
 import { deviceRuntime } from '../../../src/device/runtime.js';
 import { setTracer } from '../../../src/ttg/common/trace-sink.js';
 import { expectTtgError, rejection, tick, within } from '../../helpers.js';
-import { busy, capacity, edge, FENCE_MS, fence, filled, gate, N, onHangTimeout, wholeDevice, wrong } from './hostile-kit.js';
+import { busy, capacity, edge, expectHome, faults, FENCE_MS, fence, filled, gate, N, onHangTimeout, resting, wholeDevice, wrong } from './hostile-kit.js';
 import { backend, devices, onSuiteDevices } from './suite.js';
 
 /** Bytes of a buffer that takes `share` of device 0 (64 KiB on the host backend). */
@@ -24,20 +23,6 @@ function share(part: number): number {
   return Number.isFinite(cap) ? Math.floor((cap * part) / 8) : 8192;
 }
 
-type Faults = { faultDevOp?: number; faultDevDone?: number };
-/** Sets the addon's fault injection (TTG_FAULT_DEVOP / TTG_FAULT_DEVDONE at run time; 0: off). */
-function faults(f: Faults): void {
-  const native = loadNative()!;
-  native.configure(f as unknown as Parameters<typeof native.configure>[0]);
-}
-
-/** Nothing pinned on any place, and the device's used bytes within its capacity. */
-function resting(what: string): void {
-  for (const [d, s] of ttg.device.stats().per_device.entries()) {
-    expect(s.pinned_bytes, `${what}: bytes pinned on place ${d}`).to.equal(0);
-    expect(s.used_bytes, `${what}: bytes used on place ${d}`).to.be.at.most(s.capacity);
-  }
-}
 
 /** {@link wholeDevice}, then nothing pinned. */
 async function whole(name: string, dev = 0): Promise<void> {
@@ -200,8 +185,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       faults({ faultDevDone: 0 });
       expectTtgError(e, 'E_DEVICE', ["TT 'other3-K'", 'key 6', 'TTG_FAULT_DEVDONE']);
       expectTtgError(seen, 'E_DEVICE', ['TTG_FAULT_DEVDONE']);
-      await within(x.toHost(), FENCE_MS, 'x.toHost()');
-      expect(wrong(x.host, 2), 'x on the host').to.deep.equal({ count: 0 });
+      await expectHome(x, 2, 'x on the host');
       resting('after the failed wait');
       await whole('other3-whole');
     });
@@ -225,8 +209,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     expect(after, 'the body does not go on past the failed wait').to.equal(0);
     await tick(50);
     resting('after the failed marker');
-    await within(x.toHost(), FENCE_MS, 'x.toHost()');
-    expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
+    await expectHome(x, 3, 'x = 3 (the scale ran)');
     // the second of two copies home refused: the first stays pinned until the task's end
     const a = filled(2048, 1), b = filled(2048, 1);
     // ops: [a's, b's copies in], two dscal, [a's copy home, b's copy home] (host: the marker)
@@ -259,8 +242,7 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
     faults({ faultDevOp: 0 });
     expectTtgError(err, 'E_DEVICE', ["TT 'endmark7'", 'key 9', 'TTG_FAULT_DEVOP']);
     resting('after the failed end marker');
-    await within(x.toHost(), FENCE_MS, 'x.toHost()');
-    expect(wrong(x.host, 3), 'x = 3 (the scale ran)').to.deep.equal({ count: 0 });
+    await expectHome(x, 3, 'x = 3 (the scale ran)');
     await whole('endmark7-whole');
   });
 
@@ -393,16 +375,14 @@ describe(`the device layer under hostile use, second pass, on the ${backend} bac
       // suite's device is too small for longer ones): then no read was queued when W wrote, and
       // the write is allowed; it must have come after the read
       expect(wrong(ySeen, 6), 'elements of y = 0 + x that are not 6').to.deep.equal({ count: 0 });
-      await within(x.toHost(), FENCE_MS, 'x.toHost()');
-      expect(wrong(x.host, 6000), 'x scaled once, after the read').to.deep.equal({ count: 0 });
+      await expectHome(x, 6000, 'x scaled once, after the read');
       resting('after the write that came after the read');
       return;
     }
     expectTtgError(e, 'E_INVALID_ARGUMENT', ["TT 'qw7-W'", 'key 3', 'queued']);
     await tick(50);
     expect(wrong(ySeen, 6), 'elements of y = 0 + x that are not 6').to.deep.equal({ count: 0 });
-    await within(x.toHost(), FENCE_MS, 'x.toHost()');
-    expect(wrong(x.host, 6), 'x untouched').to.deep.equal({ count: 0 });
+    await expectHome(x, 6, 'x untouched');
     resting('after the refused write');
   });
 

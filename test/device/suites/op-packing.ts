@@ -13,22 +13,13 @@
 import { expect } from 'chai';
 import * as ttg from 'ttg';
 
-import { loadNative } from '../../../src/native/addon.js';
 import { setTracer } from '../../../src/ttg/common/trace-sink.js';
 import { expectTtgError, tick, within } from '../../helpers.js';
-import { edge, FENCE_MS, fence, filled, wholeDevice, wrong } from './hostile-kit.js';
+import { edge, expectHome, faults, FENCE_MS, fence, filled, resting, wholeDevice, wrong } from './hostile-kit.js';
 import { backend, onSuiteDevices } from './suite.js';
 
 /** TTG_FAULT_DEVOP at run time: the nth device op enqueued from now on is refused (0: off). */
-function faultDevOp(n: number): void {
-  const native = loadNative()!;
-  native.configure({ faultDevOp: n } as unknown as Parameters<typeof native.configure>[0]);
-}
-
-/** Nothing pinned on any place. */
-function resting(what: string): void {
-  for (const [d, s] of ttg.device.stats().per_device.entries()) expect(s.pinned_bytes, `${what}: bytes pinned on place ${d}`).to.equal(0);
-}
+const faultDevOp = (n: number): void => faults({ faultDevOp: n });
 
 /** The fence's rejection, or undefined. */
 async function fenced(): Promise<unknown> {
@@ -100,8 +91,7 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     expect(after, 'the body does not go on past the failed wait').to.equal(0);
     await tick(20);
     resting('after the refused op');
-    await within(y.toHost(), FENCE_MS, 'y.toHost()');
-    expect(wrong(y.host, 9), 'y: the nine axpys around the refused one ran').to.deep.equal({ count: 0 });
+    await expectHome(y, 9, 'y: the nine axpys around the refused one ran');
     await wholeDevice('pk-refused-whole');
     resting('pk-refused-whole');
   });
@@ -122,8 +112,7 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     faultDevOp(0);
     expectTtgError(err, 'E_DEVICE', ["TT 'pk-end'", 'key 6', 'TTG_FAULT_DEVOP']);
     resting('after the refused op at the end');
-    await within(x.toHost(), FENCE_MS, 'x.toHost()');
-    expect(wrong(x.host, 10), 'x = 2 x 5 (the 3 was refused)').to.deep.equal({ count: 0 });
+    await expectHome(x, 10, 'x = 2 x 5 (the 3 was refused)');
   });
 
   it('a body that throws after enqueuing fails with its own error; its ops run before its pins go', async () => {
@@ -139,8 +128,7 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     const err = await fenced();
     expect(String(err)).to.include('boom after enqueuing');
     resting('after the generator body threw');
-    await within(x.toHost(), FENCE_MS, 'x.toHost()');
-    expect(wrong(x.host, 3), 'x: every op ran').to.deep.equal({ count: 0 });
+    await expectHome(x, 3, 'x: every op ran');
 
     const asy = ttg.make_tt(async () => {
       const { stream } = await ttg.device.input(y);
@@ -152,8 +140,7 @@ describe(`ops packed into one addon call, on the ${backend} backend`, () => {
     const err2 = await fenced();
     expect(String(err2)).to.include('async boom after enqueuing');
     resting('after the async body threw');
-    await within(y.toHost(), FENCE_MS, 'y.toHost()');
-    expect(wrong(y.host, 7), 'y: its op ran').to.deep.equal({ count: 0 });
+    await expectHome(y, 7, 'y: its op ran');
   });
 
   it('a step that yields a promise with an op packed, another task running next: the refusal fails the task that packed it only', async () => {
