@@ -245,8 +245,8 @@ void CommThread::run(bool use_mpi) {
 
 void CommThread::poke_running() {
   CommThread* c = g_running.load(std::memory_order_acquire);
-  // a JS thread that polls or handles a batch looks at MPI itself after the kernel
-  if (c != nullptr && c->js_state_.load(std::memory_order_relaxed) == kJsIdle) c->poke();
+  // a JS thread that polls or handles a batch looks at MPI itself after the kernel, if it may
+  if (c != nullptr && (!c->direct_ || c->js_state_.load(std::memory_order_relaxed) == kJsIdle)) c->poke();
 }
 
 void CommThread::idle_wait(unsigned& sleep_us, unsigned cap_us, std::chrono::steady_clock::time_point until) {
@@ -289,7 +289,9 @@ void CommThread::park(std::chrono::steady_clock::time_point until) {
 
 void CommThread::js_idle() {
   js_state_.store(kJsIdle);
-  if (!parked_.load()) return;
+  // a parked comm thread takes over; one in another sleep is woken only for delayed collectives
+  // queued without a wake-up (its own sleeps are bounded)
+  if (!parked_.load() && !late_.load()) return;
   { std::lock_guard<std::mutex> lk(in_mu_); }
   in_cv_.notify_one();
 }
@@ -322,6 +324,11 @@ void CommThread::publish(Batch&& b) {
 }
 
 bool CommThread::wait_output(unsigned us) {
+  if (us == 0) {
+    // the JS thread stops looking at MPI: what is ready is taken, and the comm thread takes over
+    js_idle();
+    return wake_pending_.load();
+  }
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
   js_polling_.store(true);
   js_state_.store(kJsPolling);
@@ -452,7 +459,7 @@ void CommThread::enqueue(RecvCmd&& cmd) { push(recvs_, std::move(cmd)); }
 void CommThread::enqueue(CollCmd&& cmd) {
   cmd.queued = std::chrono::steady_clock::now();
   const unsigned wait_us = cmd.quiet_us == 0 ? cmd.delay_us : std::min(cmd.delay_us, cmd.quiet_us);
-  if (wait_us == 0 || js_state_.load() == kJsIdle) {
+  if (wait_us == 0 || !direct_ || js_state_.load() == kJsIdle) {
     push(colls_, std::move(cmd));
     return;
   }
@@ -488,9 +495,11 @@ void CommThread::start_due(std::int64_t now) {
   // By their delay alone: the comm thread's early start of a quiet rank is for a JS thread gone idle.
   Batch b;
   const DeferredColls::Started s = deferred_.start_ready(*transport_, b, t, std::chrono::steady_clock::time_point::max(), false);
+  // a split or a job blocks: the comm thread starts it, also one that what started here unblocked
+  const bool blocking = s.held || (s.any && deferred_.blocking_ahead());
   if (!b.empty()) publish(std::move(b));
   mpi.unlock();
-  if (s.held) poke();  // a split or a job blocks: the comm thread starts it
+  if (blocking) poke();
 }
 
 void CommThread::stop() {
@@ -505,6 +514,10 @@ void CommThread::stop() {
   std::lock_guard<std::mutex> lk(in_mu_);
   stop_ = false;
   inbox_.store(false);
+  late_.store(false);
+  due_ns_.store(kNever);
+  moved_ns_.store(0);
+  js_state_.store(kJsIdle);
   sends_.clear();
   recvs_.clear();
   colls_.clear();

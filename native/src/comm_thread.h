@@ -100,7 +100,7 @@ class CommThread {
   std::mutex mpi_mu_;
   // The JS thread may call the transport under mpi_mu_ (MPI serialized, TTG_DIRECT on); cleared
   // under mpi_mu_ before MPI is finalized.
-  bool direct_ = false;
+  std::atomic<bool> direct_{false};
 
   std::mutex in_mu_;
   std::condition_variable in_cv_;

@@ -21,6 +21,8 @@ interface SmokeResult {
   inOrderPolling: number[];
   waveSum: number;
   waveMs: number;
+  splitCall: number[];
+  splitMs: number;
   noComm: string;
   stats: { sent_msgs: number; recv_msgs: number; sent_bytes: number; recv_bytes: number };
 }
@@ -47,6 +49,9 @@ describe('native addon under mpirun', function () {
         expect(r.inOrderPolling, 'the same while the JS thread polls').to.deep.equal(r.inOrder);
         expect(r.waveSum).to.equal(np);
         expect(r.waveMs, 'a 100 ms delay, counted once').to.be.within(95, 190);
+        expect(r.splitCall.slice(0, 2), 'the two allreduces').to.deep.equal([np, np]);
+        expect(r.splitCall[2], 'the split gave a communicator').to.be.greaterThan(0);
+        expect(r.splitMs, 'the split waits for the 100 ms allreduce before it, not for the JS thread').to.be.within(95, 500);
         expect(r.noComm).to.match(/no communicator 99/);
         expect(r.stats.sent_msgs).to.equal(np * 6);
         expect(r.stats.recv_msgs).to.equal(np * 6);

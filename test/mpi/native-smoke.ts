@@ -102,8 +102,22 @@ while (!waveDone && rank % 2 === 0) {
 }
 const [waveSum] = await wave;
 const waveMs = performance.now() - waveStart;
+// A split called behind two delayed allreduces on two communicators while the even ranks poll:
+// their JS threads start the allreduces when due (the one on the world's communicator first),
+// and the split, which only the comm thread starts, must not wait for them to stop polling.
+const [other] = await addon.split(0, 0, rank);
+const splitStart = performance.now();
+const waits = [addon.allreduce(Float64Array.of(1), 100_000, other), addon.allreduce(Float64Array.of(1), 20_000), addon.split(0, 0, rank)];
+let splitDone = false;
+void Promise.all(waits).finally(() => (splitDone = true));
+while (!splitDone && rank % 2 === 0 && performance.now() - splitStart < 3000) {
+  addon.poll(1_000_000, () => {});
+  await new Promise((r) => setImmediate(r));
+}
+const splitCall = (await Promise.all(waits)).map((v) => v[0]!);
+const splitMs = performance.now() - splitStart;
 const noComm = await addon.allreduce(Float64Array.of(1), 0, 99).then(() => 'resolved', (e: Error) => e.message);
 await addon.barrier();
 const stats = addon.stats();
 addon.finalize();
-console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, inOrderPolling, waveSum, waveMs, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);
+console.log(`NATIVE-SMOKE ${JSON.stringify({ rank, size, mpi, bad, allreduce: [...sum], inOrder, inOrderPolling, waveSum, waveMs, splitCall, splitMs, noComm, batches, stats, pingpong, failedJob, stencil, badStencil })}`);

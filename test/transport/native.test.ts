@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 
 import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../../src/native/addon.js';
+import { within } from '../helpers.js';
 
 describe('native addon (single process)', () => {
   it('loads', () => {
@@ -217,6 +218,30 @@ describe('native addon (single process)', () => {
       const busyMs = performance.now() - t1;
       clearInterval(traffic);
       expect(busyMs).to.be.at.least(59);
+    } finally {
+      clearInterval(keep);
+      addon.finalize();
+    }
+  });
+
+  it('a delayed allreduce called after a poll found a batch starts after its delay where the JS thread cannot call MPI itself', async () => {
+    // Loopback has no direct path: the comm thread must take and start it, though the JS thread
+    // had just polled (and then polls again in vain, going idle).
+    const addon = requireNative();
+    addon.start(() => {});
+    const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
+    try {
+      const first = addon.allreduce(new Float64Array([1]));
+      let got = false;
+      for (let i = 0; i < 1000 && !got; i++) got = addon.poll(10_000, () => {});
+      expect(got, 'a poll found the completion').to.equal(true);
+      await first;
+      const t0 = performance.now();
+      const late = addon.allreduce(new Float64Array([7]), 1000);
+      addon.poll(2000, () => {});
+      const [v] = await within(late, 3000, 'the delayed allreduce');
+      expect(v).to.equal(7);
+      expect(performance.now() - t0).to.be.at.least(0.9);
     } finally {
       clearInterval(keep);
       addon.finalize();
