@@ -60,7 +60,9 @@ export function extraOwnKeys(v: object): (string | symbol)[] {
   if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
     const n = lengthOf.call(v as Indexed);
     if (n > LIST_BELOW && inspectReadable && clearByInspect(v as Indexed)) return [];
-    return Reflect.ownKeys(v).filter((k) => !isIndexBelow(k, n));
+    const keys = Reflect.ownKeys(v);
+    // every index is an own key: as many keys as elements means none besides them
+    return keys.length === n ? [] : keys.filter((k) => !isIndexBelow(k, n));
   }
   if (Array.isArray(v) || v instanceof String) {
     const n = v.length;

@@ -14,7 +14,7 @@ import { FlushTiming } from './flush-timing.js';
 import { hashBytes, hashParts } from '../serialize/checksum.js';
 import { retireDetachAssumption } from './detach-protector.js';
 import { Errors, TtgError } from '../base/errors.js';
-import { decodeInput, encodeInput, encodeSmallInput, readSmallInput, type SmallInput } from './input-header.js';
+import { decodeInput, encodeInlineInput, encodeInput, encodeSmallInput, INLINE_MAX_BYTES, readSmallInput, type SmallInput } from './input-header.js';
 import { withWorld, type Arrival, type MpiEndpoint, type WorldReceiver } from './endpoint.js';
 import { handOff } from './hand-off.js';
 import { corruptError, KIND_NAMES } from './message-names.js';
@@ -162,10 +162,24 @@ export class MpiTransport implements Transport, WorldReceiver {
 
   sendValue(dest: number, ttId: number, terminal: number, key: unknown, value: unknown, transfer: boolean): void {
     const batches = this.batches;
-    // a number or nothing for a small key goes into the batch as it is written: no message, no
-    // targets, no copy (what ship does for it, minus the allocations)
-    if (batches !== undefined && (typeof value === 'number' || value === undefined) && !this.departures.busy(dest)) {
-      const bytes = encodeSmallInput(ttId, terminal, key, value);
+    // a number, nothing or a small typed array for a small key goes into the batch as it is
+    // written: no message, no targets (what ship does for it, minus the allocations)
+    if (batches !== undefined && !this.departures.busy(dest)) {
+      let bytes: Uint8Array | undefined;
+      if (typeof value === 'number' || value === undefined) bytes = encodeSmallInput(ttId, terminal, key, value);
+      else if (ArrayBuffer.isView(value) && value.byteLength <= INLINE_MAX_BYTES) {
+        // an array a device still writes leaves once it is home
+        const wait = this.host.toHost(value);
+        if (wait !== undefined) {
+          this.sendWhenHome(dest, [Wire.Input, [[ttId, terminal, [key]]], value], wait);
+          return;
+        }
+        bytes = encodeInlineInput(ttId, terminal, key, value);
+        if (bytes === undefined) {
+          this.ship(dest, [Wire.Input, [[ttId, terminal, [key]]], value], transfer);
+          return;
+        }
+      }
       if (bytes !== undefined) {
         stampPhase(bytes, this.phase.bit);
         this.sent++;
@@ -178,13 +192,16 @@ export class MpiTransport implements Transport, WorldReceiver {
   }
 
   sendInput(dest: number, targets: Target[], value: unknown, transfer: boolean): void {
-    const host = this.host;
-    const wait = host.toHost(value);
+    const wait = this.host.toHost(value);
     const msg: WireMessage = [Wire.Input, targets, value];
-    if (wait === undefined) {
-      this.ship(dest, msg, transfer);
-      return;
-    }
+    if (wait === undefined) this.ship(dest, msg, transfer);
+    else this.sendWhenHome(dest, msg, wait);
+  }
+
+  /** Sends `msg` once `wait` (the value's data coming back from a device) settles. */
+  private sendWhenHome(dest: number, msg: WireMessage, wait: PromiseLike<void>): void {
+    const host = this.host;
+    const value = msg[2];
     // counted now so that no fence can end before the deferred send has left; later sends to
     // `dest` wait behind it (a stream's end must not overtake its values). The value is held
     // meanwhile, so a local consumer that writes its buffers gets its own copy.
@@ -534,8 +551,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   /** A message of this world from the endpoint. */
   onMessage(a: Arrival): void {
     const src = this.toWorld === undefined ? a.src : this.toWorld[a.src]!;
-    if (this.trail === 0) this.onHeader(src, a.header, a.sizes, a.id, a.buffers, a.eager, undefined);
-    else this.onTrailed(src, a.header, a.sizes, a.id, a.buffers, a.eager);
+    if (this.trail !== 0) this.onTrailed(src, a.header, a.sizes, a.id, a.buffers, a.eager);
+    else if (a.sizes.length !== 0 || !this.smallNow(src, a.header, 0, a.header.length)) this.onHeader(src, a.header, a.sizes, a.id, a.buffers, a.eager, undefined);
   }
 
   /** Splits and checks the trailer, then handles the header. */

@@ -7,9 +7,10 @@
  *           ──ask──▶ REQ [owner, src, i, ...] ──reply──▶ GOT [src, i]   (a key-only request, answered)
  *
  * GEN on each rank sends, in one task, to every rank: numbers, short strings, small objects,
- * objects whose header is larger than a batch's small messages, typed arrays (payload parts) and
- * a stream's end, interleaved, each carrying its sequence number; ORDER must list them in send
- * order. It also sends a histogram's updates to random counters on every rank; COUNT's totals
+ * objects whose header is larger than a batch's small messages, small typed arrays of several
+ * classes (inside their headers, in batches), typed arrays above that size (payload parts,
+ * alone) and a stream's end, interleaved, each carrying its sequence number and checked element
+ * by element; ORDER must list them in send order. It also sends a histogram's updates to random counters on every rank; COUNT's totals
  * must be exact. And it asks REQ tasks on random ranks, with keys of every shape a small header
  * carries (integers, tuples of three and four integers, negative and beyond 2^32) and of shapes it
  * does not (five elements, a fraction), for an answer (-0, NaN, large numbers) that GOT checks
@@ -29,21 +30,26 @@ const { rank, size } = world;
 
 /** The i-th value of the sequence, of one of several shapes, carrying i. */
 function valueOf(i: number): unknown {
-  switch (i % 6) {
+  switch (i % 9) {
     case 0: return i;
     case 1: return `s${i}`;
     case 2: return { i, tag: [i, 'x'] };
     case 3: return { i, pad: 'p'.repeat(1500 + (i % 7)) };  // a header too large to wait in a batch
-    case 4: return Float64Array.of(i, -i);                 // payload parts: travels alone
+    case 4: return Float64Array.of(i, -i);                 // inside its header, in a batch
+    case 5: return Int16Array.of(i, -3, 5);                // 6 bytes: the header pads them
+    case 6: return BigInt64Array.of(BigInt(i), -(2n ** 63n));
+    case 7: return new Float64Array(130).fill(-i).fill(i, 0, 1);  // above the inline limit: a payload part, alone
     default: return [i, null, true];
   }
 }
 
-/** The sequence number a value carries. */
+/** The sequence number a value carries, or NaN when the rest of a typed array is not what was sent. */
 function seqOf(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'string') return Number(v.slice(1));
-  if (v instanceof Float64Array) return v[0]!;
+  if (v instanceof Float64Array) return (v.length === 2 || v.length === 130) && v.every((x, j) => x === (j === 0 ? v[0] : -v[0]!)) ? v[0]! : NaN;
+  if (v instanceof Int16Array) return v.length === 3 && v[1] === -3 && v[2] === 5 ? v[0]! : NaN;
+  if (v instanceof BigInt64Array) return v.length === 2 && v[1] === -(2n ** 63n) ? Number(v[0]) : NaN;
   if (Array.isArray(v)) return v[0] as number;
   return (v as { i: number }).i;
 }

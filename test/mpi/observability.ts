@@ -88,7 +88,8 @@ if (mode === 'hang') {
   await ttg.finalize();
 } else if (mode === 'corrupt') {
   const clean = pair('clean');
-  if (rank === 0) for (let k = 0; k < 2 * size; k++) clean.w.invoke(k, new Float64Array(64).fill(k));
+  // larger than a header carries inline (input-header.ts): the checksum covers a payload part
+  if (rank === 0) for (let k = 0; k < 2 * size; k++) clean.w.invoke(k, new Float64Array(256).fill(k));
   await report('CLEAN', ttg.fence());
   const bad = pair('bad');
   if (rank === 0) {
@@ -98,7 +99,7 @@ if (mode === 'hang') {
       new Uint8Array(p.buffer, p.byteOffset, p.byteLength)[3]! ^= 0x40;  // after the checksum was taken
       payloadProbe.onSend = undefined;
     };
-    bad.w.invoke(size * 10, new Float64Array(64).fill(1));  // W on rank 0 sends V(10 size) to rank 1
+    bad.w.invoke(size * 10, new Float64Array(256).fill(1));  // W on rank 0 sends V(10 size) to rank 1
   }
   const ok = await report('REJECTED', ttg.fence());
   process.exit(ok ? 0 : 3);

@@ -1,19 +1,21 @@
 /**
  * The fixed headers of the commonest remote messages (one typed array or one number to one integer
- * key; a number or nothing to an integer or a tuple of up to four): what takes them, what falls back
- * to msgpack, and that both kinds of header decode to the same message.
+ * key, a small array inside the header; a number or nothing to an integer or a tuple of up to
+ * four): what takes them, what falls back to msgpack, and that both kinds of header decode to the
+ * same message.
  */
 import { expect } from 'chai';
 
 import { decode, encode } from '../../src/serialize/codec.js';
-import { decodeInput, encodeInput, readSmallInput, type SmallInput } from '../../src/transport/input-header.js';
+import { decodeInput, encodeInput, INLINE_MAX_BYTES, readSmallInput, type SmallInput } from '../../src/transport/input-header.js';
+import { TYPED } from '../../src/serialize/typed-arrays.js';
 import { Wire, type WireMessage } from '../../src/ttg/common/wire.js';
 
 const input = (key: unknown, value: unknown, ttId = 7, terminal = 1): WireMessage => [Wire.Input, [[ttId, terminal, [key]]], value];
 
 describe('fixed input header', () => {
-  it('carries one typed array to one integer key in 24 bytes, the array as its one raw part', () => {
-    const a = new Float64Array([1.5, 2.5, 3.5]);
+  it('carries one typed array above the inline limit to one integer key in 24 bytes, the array as its one raw part', () => {
+    const a = new Float64Array(INLINE_MAX_BYTES / 8 + 1).fill(2.5);
     const enc = encodeInput(input(123456789, a, 4_000_000_000, 65535))!;
     expect(enc.bytes.length).to.equal(24);
     expect(enc.bytes[0]).to.equal(0xc1);
@@ -23,8 +25,54 @@ describe('fixed input header', () => {
     expect(dec.msg[0]).to.equal(Wire.Input);
     expect(dec.msg[1]).to.deep.equal([[4_000_000_000, 65535, [123456789]]]);
     const got = dec.msg[2] as Float64Array;
-    expect(got).to.be.instanceOf(Float64Array).with.property('length', 3);
+    expect(got).to.be.instanceOf(Float64Array).with.property('length', a.length);
     expect(dec.parts).to.deep.equal([got]);
+  });
+
+  it('carries a typed array of up to INLINE_MAX_BYTES inside a small header: every class, odd lengths, every key shape, every bit intact, zero padding', () => {
+    const into: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const keys: unknown[] = [-99, [0], [1, -2], [3, 4, 5], [-(2 ** 53) + 1, 0, 9, 2 ** 40]];
+    const bits = new Uint8Array(INLINE_MAX_BYTES);
+    for (let i = 0; i < bits.length; i++) bits[i] = (i * 151 + 7) & 0xff;
+    for (const ctor of TYPED) {
+      const per = ctor.BYTES_PER_ELEMENT;
+      for (const n of [1, 3, 5, INLINE_MAX_BYTES / per - 1, INLINE_MAX_BYTES / per]) {
+        // raw bytes, so NaN payloads, -0 and every BigInt pattern travel as they are
+        const a = new ctor(bits.slice(0, n * per).buffer, 0, n);
+        const key = keys[(n + ctor.BYTES_PER_ELEMENT) % keys.length]!;
+        const enc = encodeInput(input(key, a, 4_000_000_000, 65535))!;
+        const name = `${ctor.name}(${n}) to ${JSON.stringify(key)}`;
+        const fixed = 16 + 8 * (Array.isArray(key) ? key.length : 1);
+        expect(enc.parts, name).to.deep.equal([]);
+        expect(enc.bytes.length, name).to.equal(fixed + Math.ceil((n * per) / 8) * 8);
+        expect(enc.bytes.length, name).to.be.at.most(1024);
+        expect(Array.from(enc.bytes.subarray(fixed + n * per)).every((b) => b === 0), `${name}: padding`).to.equal(true);
+        const dec = decodeInput(enc.bytes, undefined)!;
+        expect(dec.msg[1]).to.deep.equal([[4_000_000_000, 65535, [key]]]);
+        expect(dec.parts).to.deep.equal([]);
+        const got = dec.msg[2] as ArrayBufferView;
+        expect(got.constructor, name).to.equal(ctor);
+        expect(new Uint8Array(got.buffer, got.byteOffset, got.byteLength), name).to.deep.equal(bits.subarray(0, n * per));
+        // in place inside a batch, at an odd offset, phase bit set
+        const batch = new Uint8Array(enc.bytes.length + 8).fill(0xc1);
+        batch.set(enc.bytes, 3);
+        batch[4] = batch[4]! | 0x40;
+        expect(readSmallInput(batch, into, 3, 3 + enc.bytes.length), name).to.equal(true);
+        expect(into).to.include({ ttId: 4_000_000_000, terminal: 65535, phase: 0x40 });
+        expect(into.key).to.deep.equal(key);
+        const read = into.value as ArrayBufferView;
+        expect(read.constructor).to.equal(ctor);
+        expect(new Uint8Array(read.buffer, read.byteOffset, read.byteLength), name).to.deep.equal(bits.subarray(0, n * per));
+        expect(read, 'a new array each time').to.not.equal(got);
+      }
+    }
+  });
+
+  it('copies an inline array when it is sent: later writes to the sender\'s array do not travel', () => {
+    const a = Float64Array.of(1, 2);
+    const enc = encodeInput(input(1, a))!;
+    a[0] = 9;
+    expect(Array.from(decodeInput(enc.bytes, undefined)!.msg[2] as Float64Array)).to.deep.equal([1, 2]);
   });
 
   it('keeps every typed-array class and negative and large integer keys', () => {
@@ -39,13 +87,14 @@ describe('fixed input header', () => {
   });
 
   it('views a payload that was already received, and refuses one that does not fit', () => {
-    const bytes = encodeInput(input(5, new Float64Array(4)))!.bytes;
-    const buf = new ArrayBuffer(32);
+    const n = INLINE_MAX_BYTES / 8 + 4;
+    const bytes = encodeInput(input(5, new Float64Array(n)))!.bytes;
+    const buf = new ArrayBuffer(8 * n);
     new Float64Array(buf).set([9, 8, 7, 6]);
     const dec = decodeInput(bytes, [buf])!;
-    expect(Array.from(dec.msg[2] as Float64Array)).to.deep.equal([9, 8, 7, 6]);
+    expect(Array.from((dec.msg[2] as Float64Array).subarray(0, 5))).to.deep.equal([9, 8, 7, 6, 0]);
     expect((dec.msg[2] as Float64Array).buffer).to.equal(buf);
-    expect(() => decodeInput(bytes, [new ArrayBuffer(24)])).to.throw(/does not fit a Float64Array\(4\)/);
+    expect(() => decodeInput(bytes, [new ArrayBuffer(24)])).to.throw(new RegExp(`does not fit a Float64Array\\(${n}\\)`));
     expect(() => decodeInput(bytes, [buf, buf])).to.throw(/2 payload parts but its header names 1/);
   });
 
@@ -56,7 +105,7 @@ describe('fixed input header', () => {
       input(-0, a),
       input(2 ** 53, a), // beyond exact integers
       input('k', a),
-      input([1, 2], a),
+      input([1, 2, 3, 4, 5], a), // a tuple longer than a small header's
       input(1, Buffer.from([1, 2])), // a Buffer is not one of the plain classes
       input(1, { a }),
       input(1, 3n),
@@ -94,7 +143,7 @@ describe('fixed input header', () => {
     expect(into).to.deep.equal({ ttId: 4_000_000_000, terminal: 65535, key: -12, value: -0, phase: 0x40 });
     expect(Object.is(into.value, -0)).to.equal(true);
     expect(bytes).to.deep.equal(before);
-    expect(readSmallInput(encodeInput(input(1, new Float64Array(2)))!.bytes, into)).to.equal(false);
+    expect(readSmallInput(encodeInput(input(1, new Float64Array(INLINE_MAX_BYTES)))!.bytes, into)).to.equal(false);
     expect(readSmallInput(encode(input('k', 1)).bytes, into)).to.equal(false);
     expect(readSmallInput(bytes.subarray(0, 23), into)).to.equal(false);
   });
@@ -154,7 +203,7 @@ describe('fixed input header', () => {
       expect(() => decodeInput(bad, undefined), String(shape)).to.throw(/small input header/);
       expect(readSmallInput(bad, into)).to.equal(false);
     }
-    expect(() => decodeInput(bytes.subarray(0, 6), undefined)).to.throw(/no valid shape/);
+    expect(() => decodeInput(bytes.subarray(0, 6), undefined)).to.throw(/has 16 to \d+ bytes, this one 6/);
   });
 
   it('gives the scratch bytes when not asked for fresh ones, a copy otherwise', () => {
@@ -175,10 +224,42 @@ describe('fixed input header', () => {
   });
 
   it('names a damaged fixed header instead of misreading it', () => {
-    const bytes = encodeInput(input(1, new Float64Array(1)))!.bytes;
+    const bytes = encodeInput(input(1, new Float64Array(INLINE_MAX_BYTES)))!.bytes;
     expect(() => decodeInput(bytes.subarray(0, 20), undefined)).to.throw(/24 bytes, this one 20/);
     const bad = bytes.slice();
     bad[1] = 200;
     expect(() => decodeInput(bad, undefined)).to.throw(/unknown typed-array code 200/);
+  });
+
+  it('names a damaged inline header instead of misreading it, and does not read it in place', () => {
+    const into: SmallInput = { ttId: 0, terminal: 0, key: 0, value: 0, phase: 0 };
+    const bytes = encodeInput(input([4, 5], Int16Array.of(1, 2, 3)))!.bytes;
+    expect(bytes.length).to.equal(40);
+    const cases: Array<[Uint8Array, RegExp]> = [];
+    const damaged = (at: number, write: (v: DataView) => void, message: RegExp) => {
+      const bad = bytes.slice();
+      write(new DataView(bad.buffer, bad.byteOffset + at));
+      cases.push([bad, message]);
+    };
+    // a count that disagrees with the length, none, one above the limit; an unknown class; a number and an array at once
+    for (const count of [5, 9]) damaged(12, (v) => v.setUint32(0, count, true), /has (48|56) bytes, this one 40/);
+    damaged(12, (v) => v.setUint32(0, 0, true), /no valid shape/);
+    damaged(12, (v) => v.setUint32(0, INLINE_MAX_BYTES, true), /no valid shape/);
+    damaged(9, (v) => v.setUint8(0, TYPED.length), /no valid shape \(shape 18, class 11/);
+    damaged(8, (v) => v.setUint8(0, 2 | 8 | 16), /no valid shape/);
+    cases.push([bytes.subarray(0, 36), /has 40 bytes, this one 36/]);
+    const longer = new Uint8Array(48);
+    longer.set(bytes);
+    cases.push([longer, /has 40 bytes, this one 48/]);
+    cases.push([new Uint8Array(INLINE_MAX_BYTES + 72).fill(0).map((_, i) => (i < 40 ? bytes[i]! : 0)), /has 16 to \d+ bytes/]);
+    for (const [bad, message] of cases) {
+      expect(() => decodeInput(bad, undefined), message.source).to.throw(message);
+      expect(readSmallInput(bad, into), message.source).to.equal(false);
+    }
+    expect(() => decodeInput(bytes, [new ArrayBuffer(6)])).to.throw(/1 payload parts but its header names none/);
+    // and the undamaged one reads
+    expect(readSmallInput(bytes, into)).to.equal(true);
+    expect(into.key).to.deep.equal([4, 5]);
+    expect(Array.from(into.value as Int16Array)).to.deep.equal([1, 2, 3]);
   });
 });
