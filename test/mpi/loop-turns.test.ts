@@ -1,8 +1,9 @@
 /**
- * The JS thread polls for the next batch of messages right after a batch, without a turn of the
- * event loop (transport/endpoint.ts); these runs (test/mpi/loop-turns.ts, 2 ranks, a poll of up to
- * 200 ms) check what that must leave to the program: timers still fire during a long exchange,
- * and the steps of async bodies run before the poll (else each hop would wait out a poll).
+ * What the JS thread's polls between batches of messages (transport/endpoint.ts) must leave to the
+ * rest of the program; these runs (test/mpi/loop-turns.ts, 2 ranks, a poll of up to 200 ms) check
+ * that timers still fire during a long exchange, and that the steps of async bodies run before the
+ * poll (else each hop would wait out a poll). A poll chained without a turn of the event loop, or
+ * made before the batch's microtasks, fails them.
  */
 import { fileURLToPath } from 'node:url';
 
