@@ -24,6 +24,7 @@
 #include "js_views.h"
 #include "js_waker.h"
 #include "launch_env.h"
+#include "own_keys.h"
 #include "pool_leases.h"
 #include "seams.h"
 
@@ -72,6 +73,7 @@ class NativeAddon : public Napi::Addon<NativeAddon> {
     define_device_exports(env, exports);
     define_seams_exports(env, exports);
     define_settings_exports(env, exports);
+    define_own_keys_exports(env, exports);
   }
 
   // `polled`: the JS thread polled for this batch, and polls again after it (endpoint.ts);

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { nativeSettings, type NativeSettings } from '../base/settings.js';
+import { countNonIndexKeysWith } from '../serialize/own-properties.js';
 
 /** What the addon was compiled with (not what the current run uses). */
 export interface NativeInfo {
@@ -266,6 +267,11 @@ export interface NativeAddon {
   /** Sets the addon's tuning (read from the environment by src/base/settings.ts); call before `start`. */
   configure(settings: Partial<NativeSettings>): void;
   /**
+   * How many own properties (strings and symbols, enumerable or not) `value` has that are not
+   * array indices, without listing the indices; -1 for a value that is not an object.
+   */
+  ownNonIndexKeys(value: unknown): number;
+  /**
    * Runs a native job another addon made (a `TtgCommJob`, native/include/ttg_seams.h, as an
    * External) on the comm thread, the one thread that calls MPI, with communicator `comm` (0 the
    * whole job, as for {@link NativeAddon.allreduce}). Resolves to the job's results; rejects with
@@ -363,7 +369,7 @@ export interface NativeAddon {
 }
 
 const REQUIRED: readonly (keyof NativeAddon)[] = [
-  'info', 'configure', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
+  'info', 'configure', 'ownNonIndexKeys', 'start', 'send', 'recv', 'allreduce', 'barrier', 'bcast', 'split', 'commJob', 'seams', 'stats', 'abort', 'keepAlive', 'poll', 'finalize',
   'devInfo', 'devStart', 'devStop', 'devAlloc', 'devFree', 'devOp', 'devOps', 'devPoll', 'devMemInfo', 'devLoadKernel', 'devCall', 'devCallHere', 'hash64', 'hash64Async',
 ];
 
@@ -405,6 +411,7 @@ export function loadNative(): NativeAddon | null {
     if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')} (stale build?)`);
     cached = addon as NativeAddon;
     cached.configure(nativeSettings());
+    countNonIndexKeysWith(cached.ownNonIndexKeys);
   } catch (e) {
     reason = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'unknown error';
     cached = null;

@@ -1,16 +1,21 @@
 /**
  * own-properties.ts: the own properties of an object besides its contents, found for a large typed
- * array without listing its indices (issue 55, item 2), whatever it is hiding.
+ * array without listing its indices (issue 55, item 2), whatever it is hiding; in JavaScript alone
+ * and with the addon's count of the keys that are not indices.
  */
 import { inspect } from 'node:util';
 
 import { expect } from 'chai';
 
-import { extraOwnKeys } from '../../src/serialize/own-properties.js';
+import { requireNative } from '../../src/native/addon.js';
+import { countNonIndexKeysWith, extraOwnKeys } from '../../src/serialize/own-properties.js';
 
 const define = <T extends object>(o: T, k: PropertyKey, enumerable: boolean): T => Object.defineProperty(o, k, { value: 1, enumerable, configurable: true, writable: true });
 
-describe('extraOwnKeys: own properties besides the contents', () => {
+for (const mode of ['JavaScript alone', 'the addon counting'] as const) describe(`extraOwnKeys: own properties besides the contents (${mode})`, () => {
+  before(() => countNonIndexKeysWith(mode === 'JavaScript alone' ? undefined : requireNative().ownNonIndexKeys));
+  after(() => countNonIndexKeysWith(requireNative().ownNonIndexKeys));
+
   for (const n of [0, 3, 64, 65, 5000]) {
     it(`a Float64Array of ${n} elements: none, then each kind of extra property`, () => {
       expect(extraOwnKeys(new Float64Array(n))).to.deep.equal([]);
@@ -51,6 +56,12 @@ describe('extraOwnKeys: own properties besides the contents', () => {
     expect(extraOwnKeys(Object.assign([1, 2], { k: 0 }))).to.deep.equal(['k']);
     expect(extraOwnKeys(new String('ab'))).to.deep.equal([]);
     expect(extraOwnKeys(define(new String('ab'), 'tag', false))).to.deep.equal(['tag']);
+    expect(extraOwnKeys(define([1, 2], 'hidden', false))).to.deep.equal(['hidden']);
+    const sym = Symbol('s');
+    expect(extraOwnKeys(define(new Array(100).fill(0), sym, true))).to.deep.equal([sym]);
+    // not an index: the largest index is 2^32 - 2
+    expect(extraOwnKeys(Object.assign([1], { 4294967295: 0 }))).to.deep.equal(['4294967295']);
+    expect(extraOwnKeys(Object.assign(new Array(5000).fill(1), { big: 0 }))).to.deep.equal(['big']);
   });
 
   it('Maps, Sets, Dates, plain objects: every own key', () => {
