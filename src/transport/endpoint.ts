@@ -49,6 +49,12 @@ export interface Arrival {
 export interface WorldReceiver {
   /** A message of this world arrived. */
   onMessage(a: Arrival): void;
+  /**
+   * Handles `bytes[at, end)`, the header of a message of this world from `src` with no payload,
+   * at once if it is a small one that nothing makes wait (no arrival object, no view of the
+   * header); false: it is not, and comes again through {@link onMessage}.
+   */
+  takeSmall(src: number, bytes: Uint8Array, at: number, end: number): boolean;
   /** The payload of a message whose header said it would be received later is in. */
   onPayload(id: number): void;
   /** An error of the comm thread, or one thrown while handling an arrival. */
@@ -203,6 +209,15 @@ export class MpiEndpoint {
     this.receiving.set(id, w);
   }
 
+  private takeSmall(w: WorldReceiver, src: number, bytes: Uint8Array, at: number, end: number): boolean {
+    try {
+      return w.takeSmall(src, bytes, at, end);
+    } catch (e) {
+      w.onError(e);
+      return true;
+    }
+  }
+
   private hand(w: WorldReceiver, a: Arrival): void {
     try {
       w.onMessage(a);
@@ -236,7 +251,13 @@ export class MpiEndpoint {
           main.onError(Errors.transport(`comm thread: ${String((extra as unknown[])[e])}`, this.rank));
           continue;
         }
-        let header = bytes.subarray(off, (off += meta[row + ArrivalField.HeaderBytes]!));
+        const headerBytes = meta[row + ArrivalField.HeaderBytes]!;
+        // the commonest arrival, a number or small array for the default world, without objects
+        if (nparts === 0 && headerBytes > 1 && (bytes[off + 1]! & WORLD_BIT) === 0 && this.takeSmall(main, meta[row + ArrivalField.Src]!, bytes, off, off + headerBytes)) {
+          off += headerBytes;
+          continue;
+        }
+        let header = bytes.subarray(off, (off += headerBytes));
         let eager: Uint8Array | undefined;
         const mode = meta[row + ArrivalField.Mode];
         if (mode === PayloadMode.Eager) {

@@ -548,6 +548,10 @@ export class MpiTransport implements Transport, WorldReceiver {
     if (held !== undefined) this.endpoint.inFlight.hold(pin, held);
   }
 
+  takeSmall(src: number, bytes: Uint8Array, at: number, end: number): boolean {
+    return this.trail === 0 && this.smallNow(this.toWorld === undefined ? src : this.toWorld[src]!, bytes, at, end);
+  }
+
   /** A message of this world from the endpoint. */
   onMessage(a: Arrival): void {
     const src = this.toWorld === undefined ? a.src : this.toWorld[a.src]!;
