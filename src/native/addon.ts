@@ -11,7 +11,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { nativeSettings, type NativeSettings } from '../base/settings.js';
-import { countNonIndexKeysWith } from '../serialize/own-properties.js';
 
 /** What the addon was compiled with (not what the current run uses). */
 export interface NativeInfo {
@@ -411,7 +410,6 @@ export function loadNative(): NativeAddon | null {
     if (missing.length > 0) throw new Error(`${path} lacks ${missing.join(', ')} (stale build?)`);
     cached = addon as NativeAddon;
     cached.configure(nativeSettings());
-    countNonIndexKeysWith(cached.ownNonIndexKeys);
   } catch (e) {
     reason = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'unknown error';
     cached = null;

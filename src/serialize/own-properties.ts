@@ -6,10 +6,10 @@
  *
  * For a typed array, JavaScript lists every index among the own keys: 11 ms for a 1 MiB tile, on
  * every send, and ~22 ns per element for a small one (1.5 µs for 64 doubles). With the native
- * addon loaded, V8 counts the own keys without the indices in ~50 ns whatever the length
- * ({@link countNonIndexKeysWith}); a typed array or an array with nothing beyond its indices (and
- * an array's `length`) is then cleared at once, and only one with extra keys is listed. Without
- * it, Node's `util.inspect` asks V8 for the own keys without the indices; with no elements
+ * addon (`initialize()` hands over its count, {@link countNonIndexKeysWith}), V8 counts the own
+ * keys without the indices in ~50 ns whatever the length: a typed array or an array with nothing
+ * beyond its indices (and an array's `length`) is cleared at once, and only one with extra keys
+ * is listed. Without it, Node's `util.inspect` asks V8 for the own keys without the indices; with no elements
  * printed its text for a typed array ends with the `[buffer]` entry exactly when nothing follows
  * it, so a large array is cleared in 1–3 µs, and only one that has extra keys is listed in full.
  */

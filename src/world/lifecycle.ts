@@ -6,6 +6,7 @@ import { devicePort } from '../device/port.js';
 import { finalizeDevices, initDevices } from '../device/runtime.js';
 import type { DeviceOptions } from '../device/config.js';
 import { initHashing } from '../serialize/hash.js';
+import { countNonIndexKeysWith } from '../serialize/own-properties.js';
 import { warnAboutBuild } from './build-warning.js';
 import { checksumRequested, dashboardAddress, reportFile, traceFile, tracingRequested, travelCheckRequested } from '../base/settings.js';
 import { startDashboard, type Dashboard } from '../observe/dashboard/dashboard.js';
@@ -52,6 +53,9 @@ export async function initialize(options: InitializeOptions = {}): Promise<World
   if (world !== undefined) return world;
   if (typeof options !== 'object' || options === null) throw Errors.invalidArgument('initialize(options)', 'takes an options object');
   warnAboutBuild();
+  // the value check clears a typed array's own keys through the addon, not by listing its indices
+  const native = loadNative();
+  if (native !== null) countNonIndexKeysWith(native.ownNonIndexKeys);
   await initHashing();
   if (checksumRequested()) await initChecksum();
   const transport = chooseTransport();
