@@ -20,7 +20,7 @@
  * A typed array of at most {@link INLINE_MAX_BYTES} thus travels inside its header, and the
  * message has no payload part. It is a small message like a number (batches.ts): it travels with
  * the others to its rank in one MPI message, and neither side stages, pins or receives a part for
- * it, which cost a hop of 8 bytes more than the rest of the hop together. Larger arrays travel as
+ * it (for an 8-byte array, that part cost more than the rest of the hop). Larger arrays travel as
  * a payload part behind a 24-byte header. The receiver always gets a new array.
  */
 import type { DecodedMessage, EncodedMessage } from '../serialize/codec.js';
