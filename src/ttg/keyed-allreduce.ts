@@ -53,9 +53,22 @@ function gather<V>(acc: [number, V] | Gathered<V>, x: [number, V]): Gathered<V> 
   return new Gathered([acc, x]);
 }
 
+/**
+ * A rank's partial on its way to every rank's NAME.exchange: `[rank, value]`, or for a number the
+ * two in a Float64Array, which travels in a fixed header (no msgpack, no value check). The
+ * exchange tells the forms apart by their class: the general one is always an Array.
+ */
+type RankPartial<V> = [number, V] | Float64Array;
+const rankPartial = <V>(r: number, v: V): RankPartial<V> => (typeof v === 'number' ? Float64Array.of(r, v) : [r, v]);
+const pairOf = <V>(x: RankPartial<V>): [number, V] => (x instanceof Float64Array ? [x[0]!, x[1] as V] : x);
+
+function gatherRanks<V>(acc: RankPartial<V> | Gathered<V>, x: RankPartial<V>): Gathered<V> | void {
+  return gather(acc instanceof Gathered ? acc : pairOf(acc), pairOf(x));
+}
+
 /** The values of `g`, ordered by their numbers, folded left with `combine`; `twice(n)` for a number seen twice. */
-function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V, twice: (n: number) => Error): V {
-  if (!(g instanceof Gathered)) return g[1];
+function fold<V>(g: RankPartial<V> | Gathered<V>, combine: (a: V, b: V) => V, twice: (n: number) => Error): V {
+  if (!(g instanceof Gathered)) return pairOf(g)[1];
   const items = g.items.sort((a, b) => a[0] - b[0]);
   let acc = items[0]![1];
   for (let i = 1; i < items.length; i++) {
@@ -66,8 +79,8 @@ function fold<V>(g: [number, V] | Gathered<V>, combine: (a: V, b: V) => V, twice
 }
 
 /** The numbers of the partials gathered so far, ascending. */
-function numbers<V>(g: [number, V] | Gathered<V>): number[] {
-  return (g instanceof Gathered ? g.items.map((x) => x[0]) : [g[0]]).sort((a, b) => a - b);
+function numbers<V>(g: RankPartial<V> | Gathered<V>): number[] {
+  return (g instanceof Gathered ? g.items.map((x) => x[0]) : [pairOf(g)[0]]).sort((a, b) => a - b);
 }
 
 const list = (xs: readonly number[]): string => (xs.length === 0 ? 'none' : xs.join(', '));
@@ -113,7 +126,7 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   const combine = (typeof op === 'function' ? op : builtIn(op, name)) as (a: V, b: V) => V;
   const world = options.world;
   const toLocal = new Edge<[K, number], [number, V]>(`${name}.partial`);
-  const toExchange = new Edge<[K, number], [number, V]>(`${name}.rank-partial`);
+  const toExchange = new Edge<[K, number], RankPartial<V>>(`${name}.rank-partial`);
   /** Every rank's NAME.exchange key of `k`. */
   const everyRank = (k: K): Array<[K, number]> => Array.from({ length: size() }, (_, s): [K, number] => [k, s]);
   const first = make_tt((key: [K, number], v: V, out) => {
@@ -124,7 +137,7 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
       throw Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${String(key[1])} of ${n} (numbered 0 to ${n - 1})`, { tt: name, key, rank: rank() });
     }
     // A rank's only partial needs no fold on its rank (a dot product of one block per rank): one task less.
-    if (plan(k).get(rank()) === 1) out.broadcast(1, everyRank(k), [rank(), v]);
+    if (plan(k).get(rank()) === 1) out.broadcast(1, everyRank(k), rankPartial(rank(), v));
     else out.send(0, [k, rank()], [key[1], v]);
   }, [input], [toLocal, toExchange], { name, world });
   const rank = (): number => first.rt.rank;
@@ -180,7 +193,7 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
   first.set_procmap((key) => contributor(key[0], key[1]));
 
   const local = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
-    out.broadcast(0, everyRank(key[0]), [key[1], fold(g, combine, (i) => Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${i} twice`, { tt: `${name}.local`, key, rank: rank() }))]);
+    out.broadcast(0, everyRank(key[0]), rankPartial(key[1], fold(g, combine, (i) => Errors.invalidArgument(`all-reduce '${name}'`, `got partial ${i} twice`, { tt: `${name}.local`, key, rank: rank() }))));
   }, [toLocal], [toExchange], { name: `${name}.local`, world });
   local.set_procmap((key) => key[1]);
   local.set_input_reducer(0, gather as never, (key) => plan(key[0]).get(key[1]) ?? 0);
@@ -191,7 +204,7 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
     return `partials ${list(got)} of ${n} arrived; missing ${list(here.filter((i) => !got.includes(i)))}`;
   };
 
-  const exchange = make_tt((key: [K, number], g: [number, V] | Gathered<V>, out) => {
+  const exchange = make_tt((key: [K, number], g: RankPartial<V> | Gathered<V>, out) => {
     const result = fold(g, combine, (r) => Errors.invalidArgument(`all-reduce '${name}'`, `got rank ${r}'s partials twice (a partial sent twice)`, { tt: `${name}.exchange`, key, rank: rank() }));
     const sinks = output.sinks;
     if (sinks.length !== 1) {
@@ -204,9 +217,9 @@ export function make_allreduce<K, V, CK>(input: Edge<[K, number], V>, output: Ed
     held.delete(key[0]);
   }, [toExchange], [output], { name: `${name}.exchange`, world });
   exchange.set_procmap((key) => key[1]);
-  exchange.set_input_reducer(0, gather as never, (key) => plan(key[0]).size);
+  exchange.set_input_reducer(0, gatherRanks as never, (key) => plan(key[0]).size);
   (exchange as TTImpl).describeInput = (key: [K, number], _i, acc) => {
-    const got = numbers(acc as [number, V] | Gathered<V>);
+    const got = numbers(acc as RankPartial<V> | Gathered<V>);
     return `the partials of ranks ${list(got)} arrived; missing ranks ${list([...plan(key[0]).keys()].filter((r) => !got.includes(r)).sort((a, b) => a - b))}`;
   };
   return first;

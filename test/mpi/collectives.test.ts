@@ -42,6 +42,8 @@ describe('world collectives under mpirun', function () {
         expect(r['subbcast']).to.equal(`root ${members[0]}`);
         // every rank's consumer got every iteration's sum, folded in contributor order: the same bits everywhere
         expect(r['one']).to.deep.equal(r.rank === np - 1 ? [0, 1, 2, 3].map((k) => [k, [(np - 1) * k, 0]]) : []);
+        // number partials with their ranks packed beside them: folded in rank order, -0 and NaN intact
+        expect(r['digits']).to.deep.equal(r.rank === 0 ? [[0, ranks.map((q) => q + 1).join('')], [1, '-0'], [2, 'NaN']] : []);
         const dot = r['dot'] as Array<[number, number, number]>;
         expect(dot.map(([k, owner]) => [k, owner])).to.deep.equal([[0, r.rank], [1, r.rank], [2, r.rank]]);
         for (const [k, , v] of dot) {

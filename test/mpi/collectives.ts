@@ -101,12 +101,27 @@ if (mode === 'ok') {
   const one = ttg.make_allreduce(ones, oneOut, { op: 'max', contributions: () => size, contributor: (_k, i) => i, deliver: (k: number) => [k], name: 'ONE' });
   const last = ttg.make_tt((k: number, v: Float64Array) => { sums.push([k, [...v]]); }, [oneOut], [], { name: 'LAST' });
   last.set_procmap(() => size - 1);
-  ttg.make_graph_executable(produce, dot, use, one, last);
+  // number partials, one per rank, travel with their rank packed beside them: a fold that shows the
+  // order it was given, -0 and NaN kept
+  const digits = new ttg.Edge<[number, number], number>('digit-parts');
+  const digitsOut = new ttg.Edge<number, number>('digit-results');
+  const folded: Array<[number, string]> = [];
+  const digit = ttg.make_allreduce(digits, digitsOut, {
+    op: (a: number, b: number) => (Number.isNaN(a) || Number.isNaN(b) || Object.is(a, -0) || Object.is(b, -0) ? Math.min(a, b) : a * 10 + b),
+    contributions: () => size, contributor: (_k, i) => i, deliver: (k: number) => [k], name: 'DIGITS',
+  });
+  const show = ttg.make_tt((k: number, v: number) => { folded.push([k, Object.is(v, -0) ? '-0' : String(v)]); }, [digitsOut], [], { name: 'SHOW' });
+  show.set_procmap(() => 0);
+  ttg.make_graph_executable(produce, dot, use, one, last, digit, show);
   for (let k = 0; k < 3; k++) for (let i = 0; i < N; i++) if (i % size === rank) produce.in(0).send([k, i], (k + 1) * (i + 1));
   for (let k = 0; k < 4; k++) one.in(0).send([k, rank], Float64Array.of(rank * k, -rank));
+  digit.in(0).send([0, rank], rank + 1);
+  digit.in(0).send([1, rank], rank === size - 1 ? -0 : 0);
+  digit.in(0).send([2, rank], rank === 1 ? NaN : rank);
   await world.fence();
   out['dot'] = seen.sort((a, b) => a[0] - b[0]);
   out['one'] = sums.sort((a, b) => a[0] - b[0]);
+  out['digits'] = folded.sort((a, b) => a[0] - b[0]);
 } else if (mode === 'missing') {
   const parts = new ttg.Edge<[number, number], number>('parts');
   const sums = new ttg.Edge<number, number>('sums');
