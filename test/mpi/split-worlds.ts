@@ -30,17 +30,22 @@ async function halves(): Promise<{ sub: ttg.World; color: number }> {
   return { sub, color };
 }
 
-/** A token passed around every rank of `w`, `laps` times; resolves to the hops counted here. */
+/**
+ * A token passed around every rank of `w`, `laps` times; resolves to the hops counted here. The
+ * token is a small typed array (it travels inside its message's header, marked with the world):
+ * a hop counts only when it arrived intact.
+ */
 function ring(w: ttg.World, laps: number): { start(): void; hops(): number } {
-  const e = new ttg.Edge<number, number>('ring');
+  const e = new ttg.Edge<number, Int32Array>('ring');
+  const token = (k: number): Int32Array => Int32Array.of(k, 7, -3);
   let hops = 0;
-  const tt = ttg.make_tt((k: number, v: number, o) => {
-    hops++;
-    if (k + 1 < laps * w.size) o.send(0, k + 1, v + 1);
+  const tt = ttg.make_tt((k: number, v: Int32Array, o) => {
+    if (v.join() === token(k).join()) hops++;
+    if (k + 1 < laps * w.size) o.send(0, k + 1, token(k + 1));
   }, [e], [e], { world: w, name: 'RING' });
   tt.set_procmap((k) => k % w.size);
   ttg.make_graph_executable(tt);
-  return { start: () => { if (w.rank === 0) tt.invoke(0, 0); }, hops: () => hops };
+  return { start: () => { if (w.rank === 0) tt.invoke(0, token(0)); }, hops: () => hops };
 }
 
 /** POTRF on `w` with the check graph; resolves to the scaled residual (known on rank 0 of w). */
