@@ -6,6 +6,19 @@ import xxhash from 'xxhash-wasm';
 import { arrivalEvents, lentBuffers, loadNative, nativeLoadError, requireNative, type NativeEvent } from '../../src/native/addon.js';
 import { within } from '../helpers.js';
 
+/** Runs `body` with the addon started alone (loopback), keeping the event loop open, and finalizes it after. */
+async function withStarted(body: (addon: ReturnType<typeof requireNative>) => Promise<void>): Promise<void> {
+  const addon = requireNative();
+  addon.start(() => {});
+  const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
+  try {
+    await body(addon);
+  } finally {
+    clearInterval(keep);
+    addon.finalize();
+  }
+}
+
 describe('native addon (single process)', () => {
   it('loads', () => {
     const addon = loadNative();
@@ -179,74 +192,50 @@ describe('native addon (single process)', () => {
     }
   });
 
-  it('a delayed allreduce starts after its delay, and a later collective does not overtake it', async () => {
-    const addon = requireNative();
-    addon.start(() => {});
-    try {
-      const order: string[] = [];
-      const t0 = performance.now();
-      const late = addon.allreduce(new Float64Array([7]), 40_000).then((v) => {
-        order.push('allreduce');
-        return { v: [...v], ms: performance.now() - t0 };
-      });
-      const after = addon.barrier().then(() => order.push('barrier'));
-      const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
-      const [{ v, ms }] = await Promise.all([late, after]);
-      clearInterval(keep);
-      expect(v).to.deep.equal([7]);
-      expect(ms).to.be.at.least(39);
-      expect(order).to.deep.equal(['allreduce', 'barrier']);
-    } finally {
-      addon.finalize();
-    }
-  });
-  it('a delayed allreduce with a quiet time starts once the comm thread has seen no traffic that long', async () => {
-    const addon = requireNative();
-    addon.start(() => {});
-    const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
-    try {
-      const t0 = performance.now();
-      // nothing travels: it starts after 2 ms of quiet, not after its 400 ms pause
-      const [v] = await addon.allreduce(new Float64Array([5]), 400_000, 0, undefined, 2000);
-      const quietMs = performance.now() - t0;
-      expect(v).to.equal(5);
-      expect(quietMs).to.be.below(200);
-      // messages every millisecond keep the rank from being quiet for 20 ms: it waits its 60 ms pause
-      const traffic = setInterval(() => addon.send(0, new Uint8Array([1]), []), 1);
-      const t1 = performance.now();
-      await addon.allreduce(new Float64Array([1]), 60_000, 0, undefined, 20_000);
-      const busyMs = performance.now() - t1;
-      clearInterval(traffic);
-      expect(busyMs).to.be.at.least(59);
-    } finally {
-      clearInterval(keep);
-      addon.finalize();
-    }
-  });
+  it('a delayed allreduce starts after its delay, and a later collective does not overtake it', () => withStarted(async (addon) => {
+    const order: string[] = [];
+    const t0 = performance.now();
+    const late = addon.allreduce(new Float64Array([7]), 40_000).then((v) => {
+      order.push('allreduce');
+      return { v: [...v], ms: performance.now() - t0 };
+    });
+    const after = addon.barrier().then(() => order.push('barrier'));
+    const [{ v, ms }] = await Promise.all([late, after]);
+    expect(v).to.deep.equal([7]);
+    expect(ms).to.be.at.least(39);
+    expect(order).to.deep.equal(['allreduce', 'barrier']);
+  }));
+  it('a delayed allreduce with a quiet time starts once the comm thread has seen no traffic that long', () => withStarted(async (addon) => {
+    const t0 = performance.now();
+    // nothing travels: it starts after 2 ms of quiet, not after its 400 ms pause
+    const [v] = await addon.allreduce(new Float64Array([5]), 400_000, 0, undefined, 2000);
+    const quietMs = performance.now() - t0;
+    expect(v).to.equal(5);
+    expect(quietMs).to.be.below(200);
+    // messages every millisecond keep the rank from being quiet for 20 ms: it waits its 60 ms pause
+    const traffic = setInterval(() => addon.send(0, new Uint8Array([1]), []), 1);
+    const t1 = performance.now();
+    await addon.allreduce(new Float64Array([1]), 60_000, 0, undefined, 20_000);
+    const busyMs = performance.now() - t1;
+    clearInterval(traffic);
+    expect(busyMs).to.be.at.least(59);
+  }));
 
-  it('a delayed allreduce called after a poll found a batch starts after its delay where the JS thread cannot call MPI itself', async () => {
+  it('a delayed allreduce called after a poll found a batch starts after its delay where the JS thread cannot call MPI itself', () => withStarted(async (addon) => {
     // Loopback has no direct path: the comm thread must take and start it, though the JS thread
     // had just polled (and then polls again in vain, going idle).
-    const addon = requireNative();
-    addon.start(() => {});
-    const keep = setInterval(() => {}, 1000); // the addon does not hold the event loop open
-    try {
-      const first = addon.allreduce(new Float64Array([1]));
-      let got = false;
-      for (let i = 0; i < 1000 && !got; i++) got = addon.poll(10_000, () => {});
-      expect(got, 'a poll found the completion').to.equal(true);
-      await first;
-      const t0 = performance.now();
-      const late = addon.allreduce(new Float64Array([7]), 1000);
-      addon.poll(2000, () => {});
-      const [v] = await within(late, 3000, 'the delayed allreduce');
-      expect(v).to.equal(7);
-      expect(performance.now() - t0).to.be.at.least(0.9);
-    } finally {
-      clearInterval(keep);
-      addon.finalize();
-    }
-  });
+    const first = addon.allreduce(new Float64Array([1]));
+    let got = false;
+    for (let i = 0; i < 1000 && !got; i++) got = addon.poll(10_000, () => {});
+    expect(got, 'a poll found the completion').to.equal(true);
+    await first;
+    const t0 = performance.now();
+    const late = addon.allreduce(new Float64Array([7]), 1000);
+    addon.poll(2000, () => {});
+    const [v] = await within(late, 3000, 'the delayed allreduce');
+    expect(v).to.equal(7);
+    expect(performance.now() - t0).to.be.at.least(0.9);
+  }));
 
   it('poll() hands the next batch to the callback on the JS thread, or returns false when none comes in time', async () => {
     const addon = requireNative();
