@@ -73,9 +73,11 @@ function isIndexBelow(k: string | symbol, n: number): boolean {
  */
 export function extraOwnKeys(v: object): (string | symbol)[] {
   if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
-    if (nonIndexKeys?.(v) === 0) return [];
+    const counted = nonIndexKeys?.(v) ?? -1;
+    if (counted === 0) return [];
     const n = lengthOf.call(v as Indexed);
-    if (n > LIST_BELOW && inspectReadable && clearByInspect(v as Indexed)) return [];
+    // a count above 0 says there are extra keys: list them
+    if (counted < 0 && n > LIST_BELOW && inspectReadable && clearByInspect(v as Indexed)) return [];
     const keys = Reflect.ownKeys(v);
     // every index is an own key: as many keys as elements means none besides them
     return keys.length === n ? [] : keys.filter((k) => !isIndexBelow(k, n));

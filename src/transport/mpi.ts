@@ -21,7 +21,7 @@ import { corruptError, KIND_NAMES } from './message-names.js';
 import { untilQuiet, WaveCounts } from './waves.js';
 import { splitPlace, type WorldPlace } from './world-split.js';
 import { ReduceOpCode, type NativeAddon } from '../native/addon.js';
-import { PhaseGate, stampPhase, takePhase } from './phase.js';
+import { PHASE_BIT, PhaseGate, stampPhase, takePhase } from './phase.js';
 import { tracer } from '../ttg/common/trace-sink.js';
 import { addTrailer, takeTrailer, Trail, type Tail } from './trailer.js';
 import type { LocalWork, Quiet, ReduceOp, Traffic, Transport, TransportHost } from '../ttg/common/transport.js';
@@ -556,7 +556,8 @@ export class MpiTransport implements Transport, WorldReceiver {
   onMessage(a: Arrival): void {
     const src = this.toWorld === undefined ? a.src : this.toWorld[a.src]!;
     if (this.trail !== 0) this.onTrailed(src, a.header, a.sizes, a.id, a.buffers, a.eager);
-    else if (a.sizes.length !== 0 || !this.smallNow(src, a.header, 0, a.header.length)) this.onHeader(src, a.header, a.sizes, a.id, a.buffers, a.eager, undefined);
+    // the default world's small messages were offered to takeSmall already
+    else if (a.sizes.length !== 0 || this.place.id === 0 || !this.smallNow(src, a.header, 0, a.header.length)) this.onHeader(src, a.header, a.sizes, a.id, a.buffers, a.eager, undefined);
   }
 
   /** Splits and checks the trailer, then handles the header. */
@@ -655,10 +656,14 @@ export class MpiTransport implements Transport, WorldReceiver {
    * `src` still receiving its payload, a trace file); false when it must take the general path.
    */
   private smallNow(src: number, batch: Uint8Array, at: number, end: number): boolean {
+    // what would make it wait first: a refused message is decoded again by the general path
+    if ((batch[at + 1]! & PHASE_BIT) !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer?.full === true) return false;
     const n = this.small;
-    if (!readSmallInput(batch, n, at, end) || n.phase !== this.phase.bit || this.opening !== undefined || this.arrivals.busy(src) || tracer?.full === true) return false;
+    if (!readSmallInput(batch, n, at, end)) return false;
+    const value = n.value;
+    n.value = undefined; // not kept alive until the next message
     try {
-      this.host.acceptValue(n.ttId, n.terminal, n.key, n.value);
+      this.host.acceptValue(n.ttId, n.terminal, n.key, value);
     } finally {
       this.received++;
     }
